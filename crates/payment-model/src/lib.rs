@@ -1,0 +1,229 @@
+//! The vocabulary every stage shares, so that each stage's exercise and solution
+//! differ only in what the stage teaches: how `create_payment` talks to PostgreSQL.
+//!
+//! - [`PaymentRequest`]: the body a client sends to `POST /payments`.
+//! - [`Reply`]: the HTTP status and JSON body the server answers, and stores for replays.
+//! - [`PaymentError`]: what can go wrong that is not an answer to the client.
+//! - [`RaceWindow`]: the pause point stage 2's tests use to hold every request
+//!   between its check and its write.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tokio::sync::Barrier;
+
+/// The body of `POST /payments`: `{"orderId": 1, "amount": 100}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PaymentRequest {
+    pub order_id: i64,
+    /// In cents; must be positive.
+    pub amount: i32,
+}
+
+impl PaymentRequest {
+    /// Parses a raw request body, as the server received it.
+    pub fn parse(body: &str) -> Result<Self, InvalidBody> {
+        let request: Self = serde_json::from_str(body).map_err(InvalidBody::NotAPayment)?;
+        if request.amount <= 0 {
+            return Err(InvalidBody::NonPositiveAmount(request.amount));
+        }
+        Ok(request)
+    }
+
+    /// The JSON text of this request, as a client would send it.
+    pub fn to_body(&self) -> String {
+        json!({ "orderId": self.order_id, "amount": self.amount }).to_string()
+    }
+}
+
+/// Why a request body is not a payment.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidBody {
+    #[error(
+        "the body is not a payment request ({0}); expected {{\"orderId\": 1, \"amount\": 100}}"
+    )]
+    NotAPayment(#[source] serde_json::Error),
+    #[error("the amount must be a positive number of cents, got {0}")]
+    NonPositiveAmount(i32),
+}
+
+/// What the server answers: an HTTP status and a JSON body.
+///
+/// This is also what the `idempotency_keys` table stores (`status`, `response`), so
+/// that a repeated request gets the very same answer as the first one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Reply {
+    /// `201 Created` with the body of a new payment.
+    pub fn created(payment_id: i64, request: &PaymentRequest) -> Self {
+        Self {
+            status: 201,
+            body: json!({
+                // A string, as the seed's API does: ids are opaque to clients.
+                "id": payment_id.to_string(),
+                "orderId": request.order_id,
+                "amount": request.amount,
+                "status": "approved",
+            }),
+        }
+    }
+
+    /// `422 Unprocessable Content`: this key was already used with another body.
+    pub fn key_reused() -> Self {
+        problem(
+            422,
+            "key-reused",
+            "Idempotency-Key already used with a different request body",
+            "Send a new Idempotency-Key for a new payment; repeat this key only with the exact same body.",
+        )
+    }
+
+    /// `409 Conflict`: a request with this key is still being processed.
+    pub fn in_flight() -> Self {
+        problem(
+            409,
+            "request-in-flight",
+            "A request with this Idempotency-Key is still in flight",
+            "Retry later with the same Idempotency-Key and body.",
+        )
+    }
+
+    /// The payment id in a `201` body, if this is one.
+    pub fn payment_id(&self) -> Option<&str> {
+        self.body.get("id").and_then(Value::as_str)
+    }
+}
+
+/// The base of the `type` URIs of our problem bodies (RFC 9457).
+pub const PROBLEM_BASE: &str = "https://idempotency-workbook.example/problems/";
+
+/// An RFC 9457 problem body.
+pub fn problem(status: u16, slug: &str, title: &str, detail: &str) -> Reply {
+    Reply {
+        status,
+        body: json!({
+            "type": format!("{PROBLEM_BASE}{slug}"),
+            "title": title,
+            "status": status,
+            "detail": detail,
+        }),
+    }
+}
+
+/// What can go wrong in `create_payment` that is not an answer for the client.
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    #[error(transparent)]
+    InvalidBody(#[from] InvalidBody),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("the key {0:?} has no stored row, although the INSERT said it exists")]
+    MissingKeyRow(String),
+}
+
+impl PaymentError {
+    /// The SQLSTATE of a database error, e.g. `23505` for a unique violation.
+    pub fn sqlstate(&self) -> Option<String> {
+        match self {
+            Self::Database(sqlx::Error::Database(db)) => db.code().map(|c| c.into_owned()),
+            _ => None,
+        }
+    }
+
+    /// True when the pool gave no connection within its `acquire_timeout`.
+    pub fn is_pool_timeout(&self) -> bool {
+        matches!(self, Self::Database(sqlx::Error::PoolTimedOut))
+    }
+}
+
+/// SHA-256 of the body's bytes, in hex: what stages 2 and 3 store in `body_hash`.
+///
+/// Two bodies that mean the same but are written differently get different hashes;
+/// stage 4 is about doing better.
+pub fn raw_body_hash(body: &str) -> String {
+    hex(&Sha256::digest(body.as_bytes()))
+}
+
+/// Lower-case hex of some bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The window between a naive request's check and its write.
+///
+/// In production it is open and costs nothing. Stage 2's tests close it with a
+/// barrier, so that every request has checked before any of them writes: the race
+/// then happens every time, not just when the scheduler feels like it.
+#[derive(Debug, Clone, Default)]
+pub struct RaceWindow {
+    barrier: Option<Arc<Barrier>>,
+}
+
+impl RaceWindow {
+    /// No pause: what production code passes.
+    pub fn open() -> Self {
+        Self::default()
+    }
+
+    /// Holds each request until `requests` of them have reached the window.
+    pub fn held_for(requests: usize) -> Self {
+        Self {
+            barrier: Some(Arc::new(Barrier::new(requests))),
+        }
+    }
+
+    /// Call this after the check and before the write.
+    pub async fn between_check_and_write(&self) {
+        if let Some(barrier) = &self.barrier {
+            barrier.wait().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_with_a_non_positive_amount_is_invalid() {
+        assert!(matches!(
+            PaymentRequest::parse(r#"{"orderId":1,"amount":0}"#),
+            Err(InvalidBody::NonPositiveAmount(0))
+        ));
+    }
+
+    #[test]
+    fn a_body_with_a_missing_field_is_invalid() {
+        assert!(matches!(
+            PaymentRequest::parse(r#"{"orderId":1}"#),
+            Err(InvalidBody::NotAPayment(_))
+        ));
+    }
+
+    #[test]
+    fn the_created_reply_carries_the_id_as_a_string() {
+        let request = PaymentRequest {
+            order_id: 7,
+            amount: 100,
+        };
+        let reply = Reply::created(42, &request);
+        assert_eq!(reply.status, 201);
+        assert_eq!(reply.payment_id(), Some("42"));
+        assert_eq!(reply.body["status"], "approved");
+    }
+
+    #[test]
+    fn the_raw_hash_changes_with_whitespace() {
+        assert_ne!(
+            raw_body_hash(r#"{"orderId":1,"amount":100}"#),
+            raw_body_hash(r#"{ "orderId": 1, "amount": 100 }"#)
+        );
+    }
+}

@@ -1,0 +1,15 @@
+-- Stage 1: write the two tables here, then run `just stage 1`.
+--
+-- 1. `payments`: one row per payment really made.
+--      id        a BIGINT the database generates (an identity column), the primary key
+--      order_id  BIGINT, required
+--      amount    INT (cents), required
+--
+-- 2. `idempotency_keys`: one row per Idempotency-Key a client sent.
+--      key         TEXT, the primary key (a second INSERT of the same key must fail)
+--      body_hash   TEXT, required: the hash of the request body that used the key
+--      status      INT, may be NULL while the first request is still in flight
+--      response    JSONB, may be NULL for the same reason
+--      created_at  TIMESTAMPTZ, required, defaults to now()
+--
+-- Stuck? `just hint 1` shows one hint at a time.

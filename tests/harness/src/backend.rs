@@ -1,0 +1,254 @@
+//! Which PostgreSQL the tests use, and why.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use sqlx::postgres::PgConnectOptions;
+
+use crate::{container, local};
+
+/// A running server the harness can create databases on.
+#[derive(Debug, Clone)]
+pub struct Backend {
+    pub choice: BackendChoice,
+    /// Connects to the server's maintenance database, where databases are created.
+    pub admin: PgConnectOptions,
+    /// One line for humans: what it is and how long it took to get.
+    pub description: String,
+    /// The server's `max_connections`.
+    pub max_connections: u32,
+}
+
+/// The three ways to get a server, in the order the harness tries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendChoice {
+    Url,
+    Container,
+    Local,
+}
+
+impl BackendChoice {
+    fn from_env() -> Result<Option<Self>, NoServer> {
+        match std::env::var("WORKBOOK_DB") {
+            Err(_) => Ok(None),
+            Ok(value) => match value.trim() {
+                "" => Ok(None),
+                "url" => Ok(Some(Self::Url)),
+                "container" => Ok(Some(Self::Container)),
+                "local" => Ok(Some(Self::Local)),
+                other => Err(NoServer::new(format!(
+                    "WORKBOOK_DB={other:?} is not one of url, container, local (or unset it to let the harness choose)"
+                ))),
+            },
+        }
+    }
+}
+
+/// No server could be had; the message says what was tried and the ways out.
+#[derive(Debug, Clone)]
+pub struct NoServer {
+    tried: Vec<String>,
+}
+
+impl NoServer {
+    pub(crate) fn new(tried: impl Into<String>) -> Self {
+        Self {
+            tried: vec![tried.into()],
+        }
+    }
+
+    fn and(mut self, other: NoServer) -> Self {
+        self.tried.extend(other.tried);
+        self
+    }
+}
+
+impl fmt::Display for NoServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "No PostgreSQL server for the tests. What was tried:")?;
+        for line in &self.tried {
+            writeln!(f, "  - {line}")?;
+        }
+        write!(
+            f,
+            "Three ways out (any one is enough):\n  \
+             1. DATABASE_URL: point it at a server you may create databases on,\n     \
+                e.g. export DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres\n  \
+             2. Docker: start a Docker engine (`docker info` must answer); the harness runs\n     \
+                postgres:15-alpine through testcontainers.\n  \
+             3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
+                macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
+                found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
+             Run `just doctor` to see what this machine has."
+        )
+    }
+}
+
+impl std::error::Error for NoServer {}
+
+static BACKEND: OnceLock<Result<Backend, NoServer>> = OnceLock::new();
+
+/// The server of this test process, started on first use.
+///
+/// The first caller prints which server was chosen; when none can be had, every
+/// caller gets the same error.
+pub fn backend() -> Result<&'static Backend, &'static NoServer> {
+    BACKEND
+        .get_or_init(|| {
+            let started = Instant::now();
+            // Starting a server awaits connections; do it on a runtime of its own so
+            // that it works from any test, async or not.
+            let found = std::thread::spawn(find).join().unwrap_or_else(|_| {
+                Err(NoServer::new(
+                    "the harness panicked while starting PostgreSQL",
+                ))
+            });
+            if let Ok(backend) = &found {
+                announce(&format!(
+                    "harness: {} (ready in {:.2} s)",
+                    backend.description,
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            found
+        })
+        .as_ref()
+}
+
+/// Prints outside libtest's output capture, so that it shows once per process.
+pub(crate) fn announce(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+fn find() -> Result<Backend, NoServer> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| NoServer::new(format!("could not start a tokio runtime: {e}")))?;
+    runtime.block_on(async {
+        match BackendChoice::from_env()? {
+            Some(BackendChoice::Url) => from_url().await,
+            Some(BackendChoice::Container) => container::start().await,
+            Some(BackendChoice::Local) => local::start().await,
+            None => {
+                if std::env::var_os("DATABASE_URL").is_some() {
+                    return from_url().await;
+                }
+                let docker = match docker_engine() {
+                    Ok(endpoint) => match container::start().await {
+                        Ok(backend) => return Ok(backend),
+                        Err(e) => e.and(NoServer::new(format!("(Docker answered at {endpoint})"))),
+                    },
+                    Err(why) => NoServer::new(format!("Docker: {why}")),
+                };
+                local::start()
+                    .await
+                    .map_err(|e| NoServer::new("DATABASE_URL: not set").and(docker).and(e))
+            }
+        }
+    })
+}
+
+async fn from_url() -> Result<Backend, NoServer> {
+    let started = Instant::now();
+    let url = std::env::var("DATABASE_URL")
+        .map_err(|_| NoServer::new("WORKBOOK_DB=url, but DATABASE_URL is not set"))?;
+    let shown = redact(&url);
+    let admin: PgConnectOptions = url
+        .parse()
+        .map_err(|e| NoServer::new(format!("DATABASE_URL={shown} is not a PostgreSQL URL: {e}")))?;
+    let max_connections = crate::db::probe(&admin)
+        .await
+        .map_err(|e| NoServer::new(format!("DATABASE_URL={shown}: could not connect: {e}")))?;
+    Ok(Backend {
+        choice: BackendChoice::Url,
+        admin,
+        description: format!(
+            "PostgreSQL from DATABASE_URL={shown} (connected in {:.2} s)",
+            started.elapsed().as_secs_f64()
+        ),
+        max_connections,
+    })
+}
+
+/// Hides the password of a URL before it is printed.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Where a Docker engine should answer: `DOCKER_HOST`, then the usual sockets.
+pub fn docker_socket() -> Result<PathBuf, String> {
+    if let Ok(host) = std::env::var("DOCKER_HOST") {
+        return match host.strip_prefix("unix://") {
+            Some(path) => Ok(PathBuf::from(path)),
+            None => Err(format!(
+                "DOCKER_HOST={host} is not a unix:// socket; the harness only pings local sockets \
+                 (set WORKBOOK_DB=container to try it anyway)"
+            )),
+        };
+    }
+    let mut candidates = vec![PathBuf::from("/var/run/docker.sock")];
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(PathBuf::from(home).join(".docker/run/docker.sock"));
+    }
+    candidates
+        .into_iter()
+        .find(|path| path.exists())
+        .ok_or_else(|| {
+            "no engine: /var/run/docker.sock does not exist and DOCKER_HOST is not set".to_owned()
+        })
+}
+
+/// Asks the engine's `/_ping` endpoint, with a short bound: a socket file alone
+/// does not mean an engine is listening.
+pub fn docker_engine() -> Result<String, String> {
+    let socket = docker_socket()?;
+    let shown = socket.display().to_string();
+    let mut stream =
+        UnixStream::connect(&socket).map_err(|e| format!("no engine answers at {shown} ({e})"))?;
+    let bound = Some(Duration::from_secs(2));
+    stream
+        .set_read_timeout(bound)
+        .and_then(|()| stream.set_write_timeout(bound))
+        .and_then(|()| stream.write_all(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n"))
+        .map_err(|e| format!("no engine answers at {shown} ({e})"))?;
+    let mut answer = [0u8; 12];
+    stream
+        .read_exact(&mut answer)
+        .map_err(|e| format!("the engine at {shown} did not answer its ping ({e})"))?;
+    if answer.starts_with(b"HTTP/1.") && &answer[9..12] == b"200" {
+        Ok(shown)
+    } else {
+        Err(format!(
+            "the engine at {shown} answered its ping with {:?}",
+            String::from_utf8_lossy(&answer)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn a_url_password_is_not_printed() {
+        assert_eq!(
+            redact("postgres://app:secret@db:5432/postgres"),
+            "postgres://app:***@db:5432/postgres"
+        );
+        assert_eq!(redact("postgres://db/postgres"), "postgres://db/postgres");
+    }
+}

@@ -1,0 +1,191 @@
+//! Firing concurrent requests, and summarising what they did.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::future::Future;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use payment_model::{PaymentError, Reply};
+use serde::Serialize;
+use tokio::sync::Barrier;
+
+/// Every burst ends within this, or the test fails saying so (a hang is a bug).
+pub const BURST_BOUND: Duration = Duration::from_secs(20);
+
+/// Starts `n` calls of `call(i)` together and returns every result, in order of `i`.
+///
+/// Each call runs in its own task and waits at a barrier until all `n` tasks are
+/// there, so the calls really overlap. The whole burst is bounded by [`BURST_BOUND`].
+pub async fn fire_concurrently<F, Fut, T>(n: usize, call: F) -> Vec<T>
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let start = Arc::new(Barrier::new(n));
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let start = start.clone();
+            let call = call(i);
+            tokio::spawn(async move {
+                start.wait().await;
+                call.await
+            })
+        })
+        .collect();
+    let all = async {
+        let mut results = Vec::with_capacity(n);
+        for task in tasks {
+            match task.await {
+                Ok(result) => results.push(result),
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            }
+        }
+        results
+    };
+    within(BURST_BOUND, &format!("{n} concurrent calls"), all).await
+}
+
+/// Awaits `future`, or fails the test after `bound` with a message naming `what`.
+pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(bound, future).await {
+        Ok(value) => value,
+        Err(_) => panic!(
+            "{what} did not finish within {:.1} s: something waits forever (a lock, or a pool with no free connection)",
+            bound.as_secs_f64()
+        ),
+    }
+}
+
+/// What a call of `create_payment` ended with, in a learner's words.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ReplyKind {
+    Status(u16),
+    PoolTimedOut,
+    UniqueViolation,
+    LockTimeout,
+    OtherError(String),
+}
+
+impl ReplyKind {
+    pub fn of(result: &Result<Reply, PaymentError>) -> Self {
+        match result {
+            Ok(reply) => Self::Status(reply.status),
+            Err(e) if e.is_pool_timeout() => Self::PoolTimedOut,
+            Err(e) => match e.sqlstate().as_deref() {
+                Some("23505") => Self::UniqueViolation,
+                Some("55P03") => Self::LockTimeout,
+                _ => Self::OtherError(e.to_string()),
+            },
+        }
+    }
+}
+
+impl fmt::Display for ReplyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Status(status) => write!(f, "{status}"),
+            Self::PoolTimedOut => write!(f, "error: pool timed out"),
+            Self::UniqueViolation => write!(f, "error: unique violation (23505)"),
+            Self::LockTimeout => write!(f, "error: lock timeout (55P03)"),
+            Self::OtherError(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+/// The facts of a burst: what the tests assert, and what the runner shows beside
+/// the learner's predictions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub requests: usize,
+    /// Rows in `payments` after the burst.
+    pub payments: i64,
+    /// How many calls ended each way, e.g. `{"201": 20}`.
+    pub replies: BTreeMap<String, usize>,
+    /// How many different response bodies the successful calls got.
+    pub distinct_bodies: usize,
+}
+
+impl Outcome {
+    pub fn new(results: &[Result<Reply, PaymentError>], payments: i64) -> Self {
+        let mut replies = BTreeMap::new();
+        for result in results {
+            *replies
+                .entry(ReplyKind::of(result).to_string())
+                .or_insert(0) += 1;
+        }
+        let bodies: BTreeSet<String> = results
+            .iter()
+            .flatten()
+            .map(|reply| reply.body.to_string())
+            .collect();
+        Self {
+            requests: results.len(),
+            payments,
+            replies,
+            distinct_bodies: bodies.len(),
+        }
+    }
+
+    /// How many calls ended as `kind`.
+    pub fn count(&self, kind: ReplyKind) -> usize {
+        self.replies.get(&kind.to_string()).copied().unwrap_or(0)
+    }
+
+    /// The replies as one line: "20 × 201" or "1 × 201, 19 × error: pool timed out".
+    pub fn replies_line(&self) -> String {
+        let mut parts: Vec<(usize, &String)> = self.replies.iter().map(|(k, n)| (*n, k)).collect();
+        parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        parts
+            .iter()
+            .map(|(n, k)| format!("{n} × {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Writes this outcome where the runner reads it (`WORKBOOK_OBSERVATIONS`, a JSON
+    /// lines file), under the name of the scenario. Does nothing when unset.
+    pub fn record(&self, scenario: &str) {
+        let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
+            return;
+        };
+        #[derive(Serialize)]
+        struct Line<'a> {
+            scenario: &'a str,
+            #[serde(flatten)]
+            outcome: &'a Outcome,
+        }
+        let Ok(line) = serde_json::to_string(&Line {
+            scenario,
+            outcome: self,
+        }) else {
+            return;
+        };
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(file, "{line}");
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut table = Table::new();
+        table
+            .load_style(UTF8_FULL_CONDENSED)
+            .set_header(["requests", "payments created", "replies", "distinct bodies"])
+            .add_row([
+                self.requests.to_string(),
+                self.payments.to_string(),
+                self.replies_line(),
+                self.distinct_bodies.to_string(),
+            ]);
+        write!(f, "{table}")
+    }
+}

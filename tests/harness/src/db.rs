@@ -1,0 +1,353 @@
+//! One fresh, migrated database per test.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
+use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
+
+use crate::backend::{Backend, backend};
+use crate::cleanup::at_exit;
+
+/// A schema to migrate test databases with, and the file it comes from (named in
+/// error messages, so the learner knows what to fix).
+#[derive(Debug, Clone, Copy)]
+pub struct Schema {
+    pub source: &'static str,
+    pub sql: &'static str,
+}
+
+impl Schema {
+    pub const fn new(source: &'static str, sql: &'static str) -> Self {
+        Self { source, sql }
+    }
+}
+
+/// How many connections a test's pool may open, and how long a caller waits for one.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolSize {
+    pub max_connections: u32,
+    pub acquire_timeout: Duration,
+}
+
+impl PoolSize {
+    /// A pool of `max_connections`, with the harness's short acquire timeout.
+    pub const fn of(max_connections: u32) -> Self {
+        Self {
+            max_connections,
+            acquire_timeout: Self::ACQUIRE_TIMEOUT,
+        }
+    }
+
+    /// Short enough that a deadlocked pool fails a test in seconds; long enough that
+    /// a healthy burst of 20 never comes near it (a burst takes 6-12 ms here).
+    pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+
+    pub const fn with_acquire_timeout(self, acquire_timeout: Duration) -> Self {
+        Self {
+            acquire_timeout,
+            ..self
+        }
+    }
+}
+
+/// A database of its own for one test, dropped when this value is dropped.
+pub struct TestDb {
+    name: String,
+    options: PgConnectOptions,
+    admin: PgConnectOptions,
+    _budget: OwnedSemaphorePermit,
+}
+
+/// The most connections one test may open (its pool, plus one to look at it).
+const CONNECTIONS_PER_TEST: u32 = 24;
+
+static NEXT_DB: AtomicU32 = AtomicU32::new(0);
+
+impl TestDb {
+    /// Creates a database migrated with `schema`, on this process's server.
+    ///
+    /// Panics, with a message naming the way out, when no server can be had or the
+    /// schema does not apply.
+    pub async fn create(schema: Schema) -> TestDb {
+        match Self::try_create(schema).await {
+            Ok(db) => db,
+            Err(message) => panic!("{message}"),
+        }
+    }
+
+    async fn try_create(schema: Schema) -> Result<TestDb, String> {
+        let backend = backend().map_err(|e| e.to_string())?;
+        // Tests run in parallel; keep their connections within the server's limit.
+        let budget = connection_budget(backend)
+            .acquire_owned()
+            .await
+            .map_err(|e| format!("harness: the connection budget closed: {e}"))?;
+        let template = template_for(backend, schema).await?;
+        let name = format!(
+            "wb_test_{}_{}",
+            std::process::id(),
+            NEXT_DB.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut admin = PgConnection::connect_with(&backend.admin)
+            .await
+            .map_err(|e| format!("harness: cannot connect to the server: {e}"))?;
+        let create = format!("CREATE DATABASE {name} TEMPLATE {template}");
+        admin
+            .execute(AssertSqlSafe(create))
+            .await
+            .map_err(|e| format!("harness: could not create the test database: {e}"))?;
+        let _ = admin.close().await;
+        Ok(TestDb {
+            options: backend.admin.clone().database(&name),
+            admin: backend.admin.clone(),
+            name,
+            _budget: budget,
+        })
+    }
+
+    /// The database's name (unique in this test run).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Connection options for this database.
+    pub fn options(&self) -> &PgConnectOptions {
+        &self.options
+    }
+
+    /// A pool on this database, connections opened lazily as callers ask for them.
+    pub fn pool(&self, size: PoolSize) -> PgPool {
+        PgPoolOptions::new()
+            .max_connections(size.max_connections)
+            .acquire_timeout(size.acquire_timeout)
+            // A fresh test database has nothing to check; skip the round trip.
+            .test_before_acquire(false)
+            .connect_lazy_with(self.options.clone())
+    }
+
+    /// A pool whose connections are all open before the test starts, so that a
+    /// burst measures the code and not connection set-up.
+    pub async fn warm_pool(&self, size: PoolSize) -> PgPool {
+        let pool = self.pool(size);
+        let mut held = Vec::new();
+        for _ in 0..size.max_connections {
+            match pool.acquire().await {
+                Ok(conn) => held.push(conn),
+                Err(e) => panic!(
+                    "harness: could not open {} connections: {e}",
+                    size.max_connections
+                ),
+            }
+        }
+        drop(held);
+        pool
+    }
+
+    /// A connection of its own, outside any pool.
+    pub async fn connect(&self) -> PgConnection {
+        match PgConnection::connect_with(&self.options).await {
+            Ok(conn) => conn,
+            Err(e) => panic!(
+                "harness: cannot connect to the test database {}: {e}",
+                self.name
+            ),
+        }
+    }
+
+    /// Runs one statement on a connection of its own, e.g. to arrange a fault.
+    pub async fn execute(&self, sql: &'static str) {
+        let mut conn = self.connect().await;
+        if let Err(e) = conn.execute(sql).await {
+            panic!("harness: arranging the test failed on {sql:?}: {e}");
+        }
+        let _ = conn.close().await;
+    }
+
+    /// Counts the rows of `payments`.
+    pub async fn payment_count(&self) -> i64 {
+        self.count("SELECT count(*) FROM payments").await
+    }
+
+    /// Runs a `SELECT count(*) ...` on a connection of its own.
+    pub async fn count(&self, sql: &'static str) -> i64 {
+        let mut conn = self.connect().await;
+        let count = match sqlx::query_scalar::<_, i64>(sql).fetch_one(&mut conn).await {
+            Ok(count) => count,
+            Err(e) => panic!("harness: {sql:?} failed: {e}"),
+        };
+        let _ = conn.close().await;
+        count
+    }
+
+    /// What the pool and the server's sessions are doing, for a failure message:
+    /// the pool's size and idle connections, and `pg_stat_activity` for this database.
+    pub async fn describe(&self, pool: &PgPool) -> String {
+        let mut text = format!(
+            "pool: {} open of {} at most, {} idle",
+            pool.size(),
+            pool.options().get_max_connections(),
+            pool.num_idle()
+        );
+        let sessions = async {
+            let mut conn = PgConnection::connect_with(&self.options).await?;
+            let rows = sqlx::query(
+                "SELECT coalesce(state, '?') AS state, coalesce(wait_event_type, '-') AS waiting_on, count(*) AS n
+                 FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()
+                 GROUP BY 1, 2 ORDER BY 3 DESC",
+            )
+            .fetch_all(&mut conn)
+            .await?;
+            let _ = conn.close().await;
+            Ok::<_, sqlx::Error>(rows)
+        };
+        match tokio::time::timeout(Duration::from_secs(2), sessions).await {
+            Ok(Ok(rows)) if rows.is_empty() => {
+                text.push_str("; server: no sessions on this database")
+            }
+            Ok(Ok(rows)) => {
+                let parts: Vec<String> = rows
+                    .iter()
+                    .map(|row| {
+                        let state: String = row.get("state");
+                        let waiting_on: String = row.get("waiting_on");
+                        let n: i64 = row.get("n");
+                        if waiting_on == "-" {
+                            format!("{n} {state}")
+                        } else {
+                            format!("{n} {state} waiting on {waiting_on}")
+                        }
+                    })
+                    .collect();
+                text.push_str(&format!(
+                    "; server sessions (pg_stat_activity): {}",
+                    parts.join(", ")
+                ));
+            }
+            Ok(Err(e)) => text.push_str(&format!("; pg_stat_activity unavailable: {e}")),
+            Err(_) => text.push_str("; pg_stat_activity did not answer within 2 s"),
+        }
+        text
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let name = std::mem::take(&mut self.name);
+        let admin = self.admin.clone();
+        // Drop runs inside the test's runtime (and during a panic): use a thread with
+        // a runtime of its own, and wait for it, so the database is gone on return.
+        let _ = std::thread::spawn(move || drop_database(admin, name)).join();
+    }
+}
+
+fn drop_database(admin: PgConnectOptions, name: String) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    runtime.block_on(async move {
+        let Ok(mut conn) = PgConnection::connect_with(&admin).await else {
+            return;
+        };
+        // FORCE ends the sessions a failed test left open (PostgreSQL 13+).
+        let forced = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        if conn.execute(AssertSqlSafe(forced)).await.is_err() {
+            let _ = sqlx::query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+            )
+            .bind(&name)
+            .execute(&mut conn)
+            .await;
+            let _ = conn
+                .execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
+                .await;
+        }
+        let _ = conn.close().await;
+    });
+}
+
+/// Connects once and reads `max_connections`: proof that the server answers.
+pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
+    let mut conn = tokio::time::timeout(Duration::from_secs(5), PgConnection::connect_with(admin))
+        .await
+        .map_err(|_| sqlx::Error::PoolTimedOut)??;
+    let max: String = sqlx::query_scalar("SHOW max_connections")
+        .fetch_one(&mut conn)
+        .await?;
+    let _ = conn.close().await;
+    Ok(max.parse().unwrap_or(100))
+}
+
+fn connection_budget(backend: &Backend) -> Arc<Semaphore> {
+    static BUDGET: OnceLock<Arc<Semaphore>> = OnceLock::new();
+    BUDGET
+        .get_or_init(|| {
+            let usable = backend.max_connections.saturating_sub(10);
+            let tests = (usable / CONNECTIONS_PER_TEST).max(1);
+            Arc::new(Semaphore::new(tests as usize))
+        })
+        .clone()
+}
+
+type TemplateCell = Arc<OnceCell<Result<String, String>>>;
+
+/// The template database for a schema, migrated once per process.
+///
+/// No connection stays open on a template: CREATE DATABASE ... TEMPLATE waits
+/// for them and then fails.
+async fn template_for(backend: &'static Backend, schema: Schema) -> Result<String, String> {
+    static TEMPLATES: Mutex<Option<HashMap<String, TemplateCell>>> = Mutex::new(None);
+    let hash = payment_model::raw_body_hash(schema.sql);
+    let cell = {
+        let mut templates = TEMPLATES
+            .lock()
+            .map_err(|_| "harness: template registry poisoned".to_owned())?;
+        templates
+            .get_or_insert_with(HashMap::new)
+            .entry(hash.clone())
+            .or_default()
+            .clone()
+    };
+    cell.get_or_init(|| async move {
+        let name = format!("wb_tmpl_{}_{}", std::process::id(), &hash[..12]);
+        let made = make_template(backend, &name, schema).await;
+        // Registered even when migrating failed: the half-made template must go too.
+        let admin = backend.admin.clone();
+        let dropped = name.clone();
+        at_exit(move || {
+            let _ = std::thread::spawn(move || drop_database(admin, dropped)).join();
+        });
+        made.map(|()| name)
+    })
+    .await
+    .clone()
+}
+
+async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<(), String> {
+    let mut admin = PgConnection::connect_with(&backend.admin)
+        .await
+        .map_err(|e| format!("harness: cannot connect to the server: {e}"))?;
+    admin
+        .execute(AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .await
+        .map_err(|e| format!("harness: could not create a template database: {e}"))?;
+    let _ = admin.close().await;
+    let mut conn = PgConnection::connect_with(&backend.admin.clone().database(name))
+        .await
+        .map_err(|e| format!("harness: cannot connect to the template database: {e}"))?;
+    let migrated = conn.execute(sqlx::raw_sql(schema.sql)).await;
+    let _ = conn.close().await;
+    migrated.map(|_| ()).map_err(|e| {
+        format!(
+            "The migration in {} does not apply: {e}\nFix the SQL in that file and run the stage again.",
+            schema.source
+        )
+    })
+}

@@ -1,0 +1,32 @@
+//! The test harness: a real PostgreSQL for every stage's tests, never a mock.
+//!
+//! [`TestDb::create`] gives each test its own freshly migrated database on one
+//! server per test process. The server is found in this order (and the choice is
+//! printed once per process):
+//!
+//! 1. `DATABASE_URL`, when set;
+//! 2. a testcontainers Postgres, when a Docker engine answers;
+//! 3. a throwaway cluster started from local PostgreSQL binaries (`initdb`, `postgres`).
+//!
+//! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
+//! test databases are dropped when their [`TestDb`] is dropped (also while a test
+//! panics), and the server goes away with the test process.
+
+mod backend;
+mod burst;
+mod cleanup;
+mod container;
+mod db;
+mod local;
+
+pub use backend::{Backend, BackendChoice, NoServer};
+pub use burst::{Outcome, ReplyKind, fire_concurrently, within};
+pub use db::{PoolSize, Schema, TestDb};
+
+/// The schema of stage 1's solution: the tables every later stage works on.
+pub fn reference_schema() -> Schema {
+    Schema::new(
+        "solutions/stage1-tables/migrations/0001_tables.sql",
+        include_str!("../../../solutions/stage1-tables/migrations/0001_tables.sql"),
+    )
+}

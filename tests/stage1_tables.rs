@@ -1,0 +1,229 @@
+//! Stage 1: the tables. The same tests run against the exercise and the solution.
+//!
+//! They check what matters, not spelling: `INT` and `INTEGER` are the same type,
+//! and the order of the columns is free.
+
+use harness::{Schema, TestDb};
+use rstest::rstest;
+use sqlx::{Connection, PgConnection, Row};
+
+fn schema() -> Schema {
+    Schema::new(stage1::MIGRATION_FILE, stage1::MIGRATION_SQL)
+}
+
+/// One column as `information_schema` describes it.
+#[derive(Debug)]
+struct Column {
+    data_type: String,
+    nullable: bool,
+    identity: Option<String>,
+    default: Option<String>,
+}
+
+async fn column(conn: &mut PgConnection, table: &str, name: &str) -> Column {
+    let tables: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = $1",
+    )
+    .bind(table)
+    .fetch_one(&mut *conn)
+    .await
+    .expect("information_schema answers");
+    assert!(
+        tables == 1,
+        "There is no table `{table}` yet. Write `CREATE TABLE {table} (...)` in {} \
+         (the comments there list its columns; `just hint 1` gives a hint).",
+        stage1::MIGRATION_FILE
+    );
+    let row = sqlx::query(
+        "SELECT data_type, is_nullable = 'YES' AS nullable,
+                CASE WHEN is_identity = 'YES' THEN identity_generation END AS identity,
+                column_default
+         FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = $1 AND column_name = $2",
+    )
+    .bind(table)
+    .bind(name)
+    .fetch_optional(&mut *conn)
+    .await
+    .expect("information_schema answers");
+    let Some(row) = row else {
+        panic!(
+            "The table `{table}` has no column `{name}`. Add it in {} (names matter: later stages query them).",
+            stage1::MIGRATION_FILE
+        );
+    };
+    Column {
+        data_type: row.get("data_type"),
+        nullable: row.get("nullable"),
+        identity: row.get("identity"),
+        default: row.get("column_default"),
+    }
+}
+
+async fn primary_key(conn: &mut PgConnection, table: &str) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT a.attname::text FROM pg_index i
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+         WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY a.attname",
+    )
+    .bind(table)
+    .fetch_all(conn)
+    .await
+    .expect("pg_index answers")
+}
+
+#[rstest]
+#[case::id("id", "bigint", false)]
+#[case::order_id("order_id", "bigint", false)]
+#[case::amount("amount", "integer", false)]
+#[tokio::test]
+async fn payments_has_the_column(
+    #[case] name: &str,
+    #[case] data_type: &str,
+    #[case] nullable: bool,
+) {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    let column = column(&mut conn, "payments", name).await;
+    assert_eq!(
+        column.data_type, data_type,
+        "payments.{name} should be of type {data_type}"
+    );
+    assert_eq!(
+        column.nullable, nullable,
+        "payments.{name} should be NOT NULL"
+    );
+}
+
+#[rstest]
+#[case::key("key", "text", false)]
+#[case::body_hash("body_hash", "text", false)]
+#[case::status("status", "integer", true)]
+#[case::response("response", "jsonb", true)]
+#[case::created_at("created_at", "timestamp with time zone", false)]
+#[tokio::test]
+async fn idempotency_keys_has_the_column(
+    #[case] name: &str,
+    #[case] data_type: &str,
+    #[case] nullable: bool,
+) {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    let column = column(&mut conn, "idempotency_keys", name).await;
+    assert_eq!(
+        column.data_type, data_type,
+        "idempotency_keys.{name} should be of type {data_type}"
+    );
+    let should = if nullable {
+        "may be NULL (a request in flight has no answer yet)"
+    } else {
+        "should be NOT NULL"
+    };
+    assert_eq!(
+        column.nullable, nullable,
+        "idempotency_keys.{name} {should}"
+    );
+}
+
+#[tokio::test]
+async fn payment_ids_are_generated_by_the_database() {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    let id = column(&mut conn, "payments", "id").await;
+    assert_eq!(
+        id.identity.as_deref(),
+        Some("ALWAYS"),
+        "payments.id should be `GENERATED ALWAYS AS IDENTITY`, so no caller can choose an id"
+    );
+    assert_eq!(
+        primary_key(&mut conn, "payments").await,
+        ["id"],
+        "payments.id should be the primary key"
+    );
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES (1, 100), (1, 100) RETURNING id",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .expect("inserting payments without an id works");
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1], "every payment gets an id of its own");
+}
+
+#[tokio::test]
+async fn the_key_is_the_primary_key_of_idempotency_keys() {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    column(&mut conn, "idempotency_keys", "key").await;
+    assert_eq!(
+        primary_key(&mut conn, "idempotency_keys").await,
+        ["key"],
+        "idempotency_keys.key should be the PRIMARY KEY: it is what makes a second INSERT of a key wait, then fail"
+    );
+}
+
+#[tokio::test]
+async fn inserting_the_same_key_twice_is_a_unique_violation() {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    column(&mut conn, "idempotency_keys", "key").await;
+    let insert = "INSERT INTO idempotency_keys (key, body_hash) VALUES ('key-1', 'hash')";
+    sqlx::query(insert)
+        .execute(&mut conn)
+        .await
+        .expect("the first insert of a key works");
+    let second = sqlx::query(insert).execute(&mut conn).await;
+    let code = match &second {
+        Err(sqlx::Error::Database(e)) => e.code().map(|c| c.into_owned()),
+        _ => None,
+    };
+    assert_eq!(
+        code.as_deref(),
+        Some("23505"),
+        "a second insert of the same key should fail with a unique violation (SQLSTATE 23505); got {second:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_key_can_be_reserved_before_its_response_is_known() {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    column(&mut conn, "idempotency_keys", "created_at").await;
+    sqlx::query("INSERT INTO idempotency_keys (key, body_hash) VALUES ('key-1', 'hash')")
+        .execute(&mut conn)
+        .await
+        .expect("a key can be inserted with only its body hash: status and response come later");
+    let row = sqlx::query(
+        "SELECT status IS NULL AS no_status, response IS NULL AS no_response,
+                created_at > now() - interval '1 minute' AS recent
+         FROM idempotency_keys WHERE key = 'key-1'",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .expect("the reserved key can be read back");
+    assert!(
+        row.get::<bool, _>("no_status"),
+        "a reserved key has no status yet (NULL)"
+    );
+    assert!(
+        row.get::<bool, _>("no_response"),
+        "a reserved key has no response yet (NULL)"
+    );
+    assert!(
+        row.get::<bool, _>("recent"),
+        "created_at should default to now()"
+    );
+    conn.close().await.expect("the connection closes");
+}
+
+#[tokio::test]
+async fn created_at_defaults_to_now() {
+    let db = TestDb::create(schema()).await;
+    let mut conn = db.connect().await;
+    let created_at = column(&mut conn, "idempotency_keys", "created_at").await;
+    let default = created_at.default.unwrap_or_default();
+    assert!(
+        default.contains("now()") || default.contains("CURRENT_TIMESTAMP"),
+        "idempotency_keys.created_at should have DEFAULT now(); its default is {default:?}"
+    );
+}

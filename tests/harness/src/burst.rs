@@ -146,31 +146,33 @@ impl Outcome {
             .join(", ")
     }
 
-    /// Writes this outcome where the runner reads it (`WORKBOOK_OBSERVATIONS`, a JSON
-    /// lines file), under the name of the scenario. Does nothing when unset.
+    /// Records this outcome for the runner under the name of the scenario: its
+    /// fields become the metrics `requests`, `payments`, `replies.<kind>` and
+    /// `distinct_bodies`. See [`observe`].
     pub fn record(&self, scenario: &str) {
-        let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
-            return;
-        };
-        #[derive(Serialize)]
-        struct Line<'a> {
-            scenario: &'a str,
-            #[serde(flatten)]
-            outcome: &'a Outcome,
-        }
-        let Ok(line) = serde_json::to_string(&Line {
-            scenario,
-            outcome: self,
-        }) else {
-            return;
-        };
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            let _ = writeln!(file, "{line}");
-        }
+        observe(scenario, self);
+    }
+}
+
+/// Writes what a test saw where the runner reads it: one JSON line
+/// `{"scenario": ..., <the fields of what>}` appended to the file named by
+/// `WORKBOOK_OBSERVATIONS`. Does nothing when that is unset.
+///
+/// The runner shows these figures beside the learner's predictions, and `just
+/// verify` checks the answer keys of `stages.toml` against them.
+pub fn observe(scenario: &str, what: &impl Serialize) {
+    let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
+        return;
+    };
+    let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(what) else {
+        return;
+    };
+    let mut line = serde_json::Map::new();
+    line.insert("scenario".to_owned(), scenario.into());
+    line.extend(fields);
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        // One write per line: lines from parallel tests do not interleave.
+        let _ = file.write_all(format!("{}\n", serde_json::Value::Object(line)).as_bytes());
     }
 }
 

@@ -19,8 +19,9 @@ mod container;
 mod db;
 mod local;
 
-pub use backend::{Backend, BackendChoice, NoServer};
-pub use burst::{Outcome, ReplyKind, fire_concurrently, within};
+pub use backend::{Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket};
+pub use local::{Binaries, find_binaries, server_account};
+pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, within};
 pub use db::{PoolSize, Schema, TestDb};
 
 /// The schema of stage 1's solution: the tables every later stage works on.

@@ -181,8 +181,17 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
         .fetch_one(&mut conn)
         .await
         .expect("the keys can be counted");
-    let sqlstate = code.clone().unwrap_or_else(|| if rows == 2 { "none".into() } else { "replaced".into() });
-    harness::observe("stage1.same_key_twice", &serde_json::json!({ "sqlstate": sqlstate }));
+    let sqlstate = code.clone().unwrap_or_else(|| {
+        if rows == 2 {
+            "none".into()
+        } else {
+            "replaced".into()
+        }
+    });
+    harness::observe(
+        "stage1.same_key_twice",
+        &serde_json::json!({ "sqlstate": sqlstate }),
+    );
     assert_eq!(
         code.as_deref(),
         Some("23505"),

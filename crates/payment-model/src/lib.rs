@@ -95,6 +95,22 @@ impl Reply {
         )
     }
 
+    /// The answer stored with a key, as read back from `idempotency_keys`.
+    ///
+    /// A key whose `status` or `response` is still NULL belongs to a request that is
+    /// still in flight: the answer is 409, retry later.
+    pub fn from_stored(status: Option<i32>, response: Option<Value>) -> Self {
+        match (status.and_then(|s| u16::try_from(s).ok()), response) {
+            (Some(status), Some(body)) => Self { status, body },
+            _ => Self::in_flight(),
+        }
+    }
+
+    /// The status as the `INT` the table stores.
+    pub fn status_code(&self) -> i32 {
+        i32::from(self.status)
+    }
+
     /// The payment id in a `201` body, if this is one.
     pub fn payment_id(&self) -> Option<&str> {
         self.body.get("id").and_then(Value::as_str)

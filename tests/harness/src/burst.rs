@@ -170,7 +170,11 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     let mut line = serde_json::Map::new();
     line.insert("scenario".to_owned(), scenario.into());
     line.extend(fields);
-    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
         // One write per line: lines from parallel tests do not interleave.
         let _ = file.write_all(format!("{}\n", serde_json::Value::Object(line)).as_bytes());
     }

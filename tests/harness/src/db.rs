@@ -235,6 +235,34 @@ impl TestDb {
     }
 }
 
+impl TestDb {
+    /// [`fire_concurrently`](crate::fire_concurrently), watched: if the burst is
+    /// still running after `look_after`, the pool's and the server's state is taken
+    /// once, so that a hang can be explained after it failed.
+    pub async fn fire_watched<F, Fut, T>(
+        &self,
+        pool: &PgPool,
+        look_after: Duration,
+        n: usize,
+        call: F,
+    ) -> (Vec<T>, Option<String>)
+    where
+        F: Fn(usize) -> Fut,
+        Fut: std::future::Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let burst = crate::fire_concurrently(n, call);
+        tokio::pin!(burst);
+        tokio::select! {
+            results = &mut burst => (results, None),
+            () = tokio::time::sleep(look_after) => {
+                let state = self.describe(pool).await;
+                (burst.await, Some(state))
+            }
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         let name = std::mem::take(&mut self.name);

@@ -17,12 +17,14 @@ mod burst;
 mod cleanup;
 mod container;
 mod db;
+mod gate;
 mod local;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket};
-pub use local::{Binaries, find_binaries, server_account};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, within};
 pub use db::{PoolSize, Schema, TestDb};
+pub use gate::{PaymentGate, SLOW_ORDER, SlowRequest, slow_first_request, wait_for_lock_waiters};
+pub use local::{Binaries, find_binaries, server_account};
 
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {

@@ -373,7 +373,12 @@ async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u3
             Ok(max) => return Ok(max),
             Err(e) => {
                 let log = std::fs::read_to_string(run_dir.join("postgres.log")).unwrap_or_default();
-                let failed = log.contains("FATAL") || log.contains("PANIC");
+                // Our own early connection attempts log "the database system is
+                // starting up"; any other FATAL means the server will not come up.
+                let failed = log.lines().any(|line| {
+                    (line.contains("FATAL") || line.contains("PANIC"))
+                        && !line.contains("starting up")
+                });
                 if failed || Instant::now() > deadline {
                     return Err(format!(
                         "local binaries: the server did not start ({e}); its log says:\n{}",

@@ -1,0 +1,100 @@
+//! Stage 5: the pool smaller than the burst. Two traps, two fixes:
+//!
+//! 1. A request must never ask the pool for a second connection while its
+//!    transaction holds the first one: with 20 requests and 10 connections, all 10
+//!    end up waiting for an 11th. Here the stored answer is read on the request's
+//!    own connection, after its transaction has ended.
+//! 2. Even then, duplicates of a slow request wait on its key's row lock, each
+//!    holding a connection, and starve everyone else. Here that wait is bounded by
+//!    `lock_timeout`: past it, the duplicate is told `409, retry later`, and its
+//!    connection goes back to the pool.
+//!
+//! [`deadlocking`] keeps the first trap, for the tests that prove it is caught.
+
+pub mod deadlocking;
+
+use payment_model::{PaymentError, PaymentRequest, Reply};
+use sqlx::{Acquire, PgConnection, PgPool};
+use stage4::{pay_and_record, request_hash, stored_reply};
+
+/// How long a duplicate waits for the request in flight with its key.
+///
+/// The first request holds the key's lock for a few milliseconds when all is well;
+/// a duplicate that waits longer than this is told to retry (409) rather than hold
+/// a connection the pool needs for other keys.
+pub const IN_FLIGHT_WAIT: &str = "250ms";
+
+/// What reserving the key found.
+enum Reservation {
+    /// This request inserted the key: it pays.
+    Ours,
+    /// The key was committed by an earlier request: replay its answer.
+    Answered,
+    /// Another request holds the key and did not finish within [`IN_FLIGHT_WAIT`].
+    InFlight,
+}
+
+// ANCHOR: create_payment
+/// Creates the payment for `body` once per `key`, on one connection, without
+/// waiting unboundedly for another request.
+pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Reply, PaymentError> {
+    let request = PaymentRequest::parse(body)?;
+    let hash = request_hash(body)?;
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    match reserve_within_wait(&mut tx, key, &hash).await? {
+        Reservation::Ours => {
+            let reply = pay_and_record(&mut tx, key, &request).await?;
+            tx.commit().await?;
+            Ok(reply)
+        }
+        Reservation::Answered => {
+            // Rolling back ends the transaction; the connection stays ours, so the
+            // read below needs nothing more from the pool.
+            tx.rollback().await?;
+            stored_reply(&mut conn, key, &hash).await
+        }
+        Reservation::InFlight => {
+            tx.rollback().await?;
+            Ok(Reply::in_flight())
+        }
+    }
+}
+// ANCHOR_END: create_payment
+
+// ANCHOR: reserve
+/// Inserts the key, waiting at most [`IN_FLIGHT_WAIT`] for a request in flight.
+async fn reserve_within_wait(
+    tx: &mut PgConnection,
+    key: &str,
+    hash: &str,
+) -> Result<Reservation, PaymentError> {
+    // `true`: the setting lasts until the end of this transaction, and only the
+    // INSERT below runs under it (the payment after it may take its time).
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(IN_FLIGHT_WAIT)
+        .execute(&mut *tx)
+        .await?;
+    let inserted = sqlx::query(
+        "INSERT INTO idempotency_keys (key, body_hash) VALUES ($1, $2)
+         ON CONFLICT (key) DO NOTHING",
+    )
+    .bind(key)
+    .bind(hash)
+    .execute(&mut *tx)
+    .await;
+    let reservation = match inserted {
+        Ok(done) if done.rows_affected() == 1 => Reservation::Ours,
+        Ok(_) => Reservation::Answered,
+        // 55P03 lock_not_available: the first request still holds the key.
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("55P03") => {
+            return Ok(Reservation::InFlight);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    sqlx::query("SELECT set_config('lock_timeout', '0', true)")
+        .execute(&mut *tx)
+        .await?;
+    Ok(reservation)
+}
+// ANCHOR_END: reserve

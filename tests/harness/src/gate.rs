@@ -1,0 +1,208 @@
+//! Holding a request inside its transaction, from the database side.
+//!
+//! A [`PaymentGate`] makes every payment INSERT for one order wait on an advisory
+//! lock the test holds, so a "slow first request" is held exactly as long as the
+//! test wants: no sleep, no timing guess, and no hook in the code under test.
+
+use std::time::{Duration, Instant};
+
+use sqlx::{Connection, Executor, PgConnection};
+
+use crate::db::TestDb;
+
+/// The advisory lock the gate holds; payments for the gated order wait on it.
+const GATE_LOCK: i64 = 4242;
+
+/// Every wait for a condition on the server is bounded by this.
+pub const CONDITION_BOUND: Duration = Duration::from_secs(10);
+
+pub struct PaymentGate {
+    holder: PgConnection,
+}
+
+impl PaymentGate {
+    /// Closes the gate: from now on, inserting a payment for `order_id` blocks,
+    /// inside the inserting transaction, until [`PaymentGate::open`].
+    pub async fn close(db: &TestDb, order_id: i64) -> PaymentGate {
+        let trigger = format!(
+            "CREATE FUNCTION wait_at_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF NEW.order_id = {order_id} THEN PERFORM pg_advisory_xact_lock_shared({GATE_LOCK}); END IF;
+               RETURN NEW;
+             END $$;
+             CREATE TRIGGER wait_at_gate BEFORE INSERT ON payments
+               FOR EACH ROW EXECUTE FUNCTION wait_at_gate();"
+        );
+        let mut holder = db.connect().await;
+        if let Err(e) = holder.execute(sqlx::AssertSqlSafe(trigger)).await {
+            panic!("harness: could not install the payment gate: {e}");
+        }
+        if let Err(e) = sqlx::query("SELECT pg_advisory_lock($1)")
+            .bind(GATE_LOCK)
+            .execute(&mut holder)
+            .await
+        {
+            panic!("harness: could not close the payment gate: {e}");
+        }
+        PaymentGate { holder }
+    }
+
+    /// Waits (bounded) until `n` transactions are held at the gate.
+    pub async fn wait_until_held(&self, db: &TestDb, n: i64) {
+        wait_for_sessions(
+            db,
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            n,
+            &format!("{n} request(s) to reach the payment gate"),
+        )
+        .await;
+    }
+
+    /// Lets the held payments go on.
+    pub async fn open(mut self) {
+        let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
+            .bind(GATE_LOCK)
+            .execute(&mut self.holder)
+            .await;
+        let _ = self.holder.close().await;
+    }
+}
+
+/// Waits (bounded) until `n` sessions of this database wait on a row or
+/// transaction lock: duplicates queued behind the request that holds their key.
+pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
+    wait_for_sessions(
+        db,
+        "SELECT count(*) FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'
+           AND wait_event IN ('transactionid', 'tuple')",
+        n,
+        &format!("{n} duplicate(s) to wait on the key's lock"),
+    )
+    .await;
+}
+
+async fn wait_for_sessions(db: &TestDb, count_sql: &'static str, n: i64, what: &str) {
+    let mut conn = db.connect().await;
+    let deadline = Instant::now() + CONDITION_BOUND;
+    loop {
+        let seen: i64 = match sqlx::query_scalar(count_sql).fetch_one(&mut conn).await {
+            Ok(seen) => seen,
+            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+        };
+        if seen >= n {
+            let _ = conn.close().await;
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "waited {:.0} s for {what}, saw {seen}",
+                CONDITION_BOUND.as_secs_f64()
+            );
+        }
+        // Polling a condition, not timing a race: the bound above is what matters.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// What happened around a slow first request: see [`slow_first_request`].
+pub struct SlowRequest {
+    /// The request for another key, sent while the pool was busy with duplicates.
+    pub unrelated: Result<payment_model::Reply, payment_model::PaymentError>,
+    /// The duplicates of the slow request, and whether all of them were answered
+    /// while it was still held.
+    pub duplicates: Vec<Result<payment_model::Reply, payment_model::PaymentError>>,
+    pub duplicates_answered_while_held: bool,
+    /// The slow request itself, let go once the others were answered.
+    pub first: Result<payment_model::Reply, payment_model::PaymentError>,
+    pub payments: i64,
+    /// The pool and the server while the unrelated request waited.
+    pub state: String,
+}
+
+/// The order of the slow request; the gate holds its payment.
+pub const SLOW_ORDER: i64 = 666;
+
+/// A first request that holds its key for as long as the test wants, 19
+/// duplicates of it, and then one request for an unrelated key.
+///
+/// 1. the first request reserves its key and is held at a [`PaymentGate`], inside
+///    its transaction (so its key's row stays locked);
+/// 2. 19 duplicates are sent; the scenario waits until every connection the pool
+///    has left is taken by a duplicate waiting on that lock;
+/// 3. the unrelated request is sent and awaited;
+/// 4. the duplicates are awaited (bounded), then the gate opens.
+pub async fn slow_first_request<F, Fut>(db: &TestDb, pool: &sqlx::PgPool, call: F) -> SlowRequest
+where
+    F: Fn(&'static str, String) -> Fut,
+    Fut: std::future::Future<Output = Result<payment_model::Reply, payment_model::PaymentError>>
+        + Send
+        + 'static,
+{
+    let slow_body = payment_model::PaymentRequest {
+        order_id: SLOW_ORDER,
+        amount: 100,
+    }
+    .to_body();
+    let gate = PaymentGate::close(db, SLOW_ORDER).await;
+    let first = tokio::spawn(call("slow-key", slow_body.clone()));
+    gate.wait_until_held(db, 1).await;
+
+    let mut duplicates: Vec<_> = (0..19)
+        .map(|_| tokio::spawn(call("slow-key", slow_body.clone())))
+        .collect();
+    let connections_left = i64::from(pool.options().get_max_connections()) - 1;
+    wait_for_lock_waiters(db, connections_left).await;
+    let state = db.describe(pool).await;
+
+    let other_body = payment_model::PaymentRequest {
+        order_id: 7,
+        amount: 100,
+    }
+    .to_body();
+    let unrelated = crate::within(
+        pool.options().get_acquire_timeout() + CONDITION_BOUND,
+        "the request for an unrelated key",
+        call("other-key", other_body),
+    )
+    .await;
+
+    let mut answered = Vec::new();
+    let bound = Duration::from_secs(2);
+    let duplicates_answered_while_held = tokio::time::timeout(bound, async {
+        for handle in duplicates.iter_mut() {
+            answered.push(joined(handle.await));
+        }
+    })
+    .await
+    .is_ok();
+    gate.open().await;
+    for handle in duplicates.iter_mut().skip(answered.len()) {
+        answered.push(joined(
+            crate::within(CONDITION_BOUND, "a duplicate after the gate opened", handle).await,
+        ));
+    }
+    let first = joined(
+        crate::within(
+            CONDITION_BOUND,
+            "the slow request after the gate opened",
+            first,
+        )
+        .await,
+    );
+    SlowRequest {
+        unrelated,
+        duplicates: answered,
+        duplicates_answered_while_held,
+        first,
+        payments: db.payment_count().await,
+        state,
+    }
+}
+
+fn joined<T>(result: Result<T, tokio::task::JoinError>) -> T {
+    match result {
+        Ok(value) => value,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}

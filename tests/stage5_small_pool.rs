@@ -1,0 +1,117 @@
+//! Stage 5: the pool smaller than the burst. Nothing may hang, and nothing may
+//! starve: 20 requests through 5 or 10 connections make one payment and 20
+//! identical 201s, and a slow request cannot lock everyone else out.
+
+use std::time::Duration;
+
+use harness::{Outcome, PoolSize, ReplyKind, TestDb, reference_schema, slow_first_request};
+use payment_model::PaymentRequest;
+use rstest::rstest;
+use stage5::create_payment;
+
+const REQUESTS: usize = 20;
+
+// ANCHOR: small_pool
+#[rstest]
+#[case::pool_of_5(5)]
+#[case::pool_of_10(10)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connections: u32) {
+    let db = TestDb::create(reference_schema()).await;
+    let size = PoolSize::of(connections);
+    let pool = db.pool(size);
+    let body = PaymentRequest {
+        order_id: 1,
+        amount: 100,
+    }
+    .to_body();
+
+    let (results, state_while_waiting) = db
+        .fire_watched(&pool, size.acquire_timeout / 2, REQUESTS, |_| {
+            let (pool, body) = (pool.clone(), body.clone());
+            async move { create_payment(&pool, "key-1", &body).await }
+        })
+        .await;
+
+    let outcome = Outcome::new(&results, db.payment_count().await);
+    outcome.record(&format!("stage5.pool_of_{connections}"));
+    println!("{outcome}");
+    let timed_out = outcome.count(ReplyKind::PoolTimedOut);
+    assert!(
+        timed_out == 0,
+        "DEADLOCK: {timed_out} of {REQUESTS} requests waited {:.0} s for a connection and gave up.\n\
+         While they waited: {}.\n\
+         Every connection was held by a request whose transaction was still open while it asked \
+         the pool for another one: the pool is deadlocked, not PostgreSQL (its sessions are idle \
+         in transaction). Run `just hint 5`.\n{outcome}",
+        size.acquire_timeout.as_secs_f64(),
+        state_while_waiting
+            .as_deref()
+            .unwrap_or("(the burst ended before the pool was looked at)"),
+    );
+    assert_eq!(outcome.payments, 1, "one key, one payment:\n{outcome}");
+    assert_eq!(
+        outcome.count(ReplyKind::Status(201)),
+        REQUESTS,
+        "20 × 201:\n{outcome}"
+    );
+    assert_eq!(
+        outcome.distinct_bodies, 1,
+        "the same payment, replayed:\n{outcome}"
+    );
+}
+// ANCHOR_END: small_pool
+
+// ANCHOR: slow_request
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_slow_request_does_not_starve_requests_for_other_keys() {
+    let db = TestDb::create(reference_schema()).await;
+    let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(3));
+    let pool = db.pool(size);
+
+    let slow = slow_first_request(&db, &pool, |key, body| {
+        let pool = pool.clone();
+        async move { create_payment(&pool, key, &body).await }
+    })
+    .await;
+
+    let unrelated = ReplyKind::of(&slow.unrelated);
+    harness::observe(
+        "stage5.slow_first_request",
+        &serde_json::json!({ "unrelated": unrelated.to_string() }),
+    );
+    assert_eq!(
+        unrelated,
+        ReplyKind::Status(201),
+        "A request for another key failed while a slow request held its key.\n\
+         While it waited: {}.\n\
+         The slow request's duplicates each held a connection while they waited on its key's \
+         row lock, until the pool had none left. Bound that wait (`lock_timeout` on the \
+         reserving INSERT) and answer 409 so the duplicate gives its connection back. \
+         Run `just hint 5`.",
+        slow.state
+    );
+    let in_flight = slow
+        .duplicates
+        .iter()
+        .filter(|r| ReplyKind::of(r) == ReplyKind::Status(409))
+        .count();
+    assert!(
+        slow.duplicates_answered_while_held && in_flight == 19,
+        "while the first request was still in flight, each of its 19 duplicates should be told \
+         409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {})",
+        slow.duplicates_answered_while_held
+    );
+    let first = slow.first.as_ref().map(|r| r.status).ok();
+    assert_eq!(
+        first,
+        Some(201),
+        "the slow request itself completes once let go: {:?}",
+        slow.first
+    );
+    assert_eq!(
+        slow.payments, 2,
+        "the slow request and the unrelated one: two payments"
+    );
+}
+// ANCHOR_END: slow_request

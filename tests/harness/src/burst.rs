@@ -195,3 +195,18 @@ impl fmt::Display for Outcome {
         write!(f, "{table}")
     }
 }
+
+/// What a second request with a used key and another body got, in one word:
+/// `replayed` (the first answer), `refused` (422) or `paid again`.
+pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_json::Value {
+    let second = if second == first {
+        "replayed"
+    } else if second.status == 422 {
+        "refused"
+    } else if payments > 1 {
+        "paid again"
+    } else {
+        "other"
+    };
+    serde_json::json!({ "second": second })
+}

@@ -99,7 +99,6 @@ static BACKEND: OnceLock<Result<Backend, NoServer>> = OnceLock::new();
 pub fn backend() -> Result<&'static Backend, &'static NoServer> {
     BACKEND
         .get_or_init(|| {
-            let started = Instant::now();
             // Starting a server awaits connections; do it on a runtime of its own so
             // that it works from any test, async or not.
             let found = std::thread::spawn(find).join().unwrap_or_else(|_| {
@@ -108,11 +107,7 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
                 ))
             });
             if let Ok(backend) = &found {
-                announce(&format!(
-                    "harness: {} (ready in {:.2} s)",
-                    backend.description,
-                    started.elapsed().as_secs_f64()
-                ));
+                announce(&format!("harness: {}", backend.description));
             }
             found
         })

@@ -162,6 +162,7 @@ async fn the_key_is_the_primary_key_of_idempotency_keys() {
     );
 }
 
+// ANCHOR: same_key_twice
 #[tokio::test]
 async fn inserting_the_same_key_twice_is_a_unique_violation() {
     let db = TestDb::create(schema()).await;
@@ -198,6 +199,7 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
         "a second insert of the same key should fail with a unique violation (SQLSTATE 23505); got {second:?}"
     );
 }
+// ANCHOR_END: same_key_twice
 
 #[tokio::test]
 async fn a_key_can_be_reserved_before_its_response_is_known() {

@@ -59,6 +59,7 @@ pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Repl
 }
 // ANCHOR_END: create_payment
 
+// ANCHOR: stored_reply
 /// The answer stored with `key` by the request that reserved it.
 async fn stored_reply(conn: &mut PgConnection, key: &str) -> Result<Reply, PaymentError> {
     let (status, response) =
@@ -69,3 +70,4 @@ async fn stored_reply(conn: &mut PgConnection, key: &str) -> Result<Reply, Payme
             .ok_or_else(|| PaymentError::MissingKeyRow(key.to_owned()))?;
     Ok(Reply::from_stored(status, response))
 }
+// ANCHOR_END: stored_reply

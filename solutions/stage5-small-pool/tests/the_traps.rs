@@ -38,15 +38,14 @@ async fn reading_through_the_pool_inside_the_transaction_deadlocks_a_small_pool(
     outcome.record(&format!("stage5.deadlocking_pool_of_{connections}"));
     println!("{outcome}\nwhile it hung: {state:?}");
     // Until the first acquire timeout nothing moves: every connection is held by a
-    // request waiting for a second one. The requests that never got a first
-    // connection time out then; each timeout rolls back a transaction and frees a
-    // connection, which rescues one of the waiters, so how many end with a 201
-    // varies from run to run (1 to 5 here). What is certain:
-    let never_connected = 20 - connections as usize - 1;
+    // request waiting for a second one (the snapshot below proves it). Then each
+    // timeout rolls back a transaction and frees a connection, which may rescue a
+    // waiter; how many are rescued varies from run to run (1 to 11 of 20 end with a
+    // 201 here, more under load). What is certain:
     assert_eq!(outcome.payments, 1, "the winner paid, once:\n{outcome}");
     assert!(
-        outcome.count(ReplyKind::PoolTimedOut) >= never_connected,
-        "at least the {never_connected} requests that never got a connection time out:\n{outcome}"
+        outcome.count(ReplyKind::PoolTimedOut) >= 1,
+        "the deadlock ends only when acquires time out:\n{outcome}"
     );
     assert_eq!(
         outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::PoolTimedOut),

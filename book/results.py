@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Writes the book's results table from a real run of the solutions' tests.
+
+    python3 book/results.py           # run the tests, write book/src/generated/results.md
+    python3 book/results.py --check   # run the tests, exit 1 if the committed file is stale
+
+The tests append one JSON line per scenario to the file named by
+WORKBOOK_OBSERVATIONS (see `harness::observe`); this script runs them with that
+variable set and turns the lines into markdown. Nothing in the table is typed by
+hand: each cell is either a figure a test recorded, or a bound computed from the
+configuration the tests ran with (the pool size, the acquire timeout).
+
+Some figures vary from run to run (how many waiters a deadlocked pool rescues, how
+often an undriven naive burst pays twice). They are printed under the tables, as
+"this run", and `--check` ignores them: it compares only the table rows, which
+hold the facts the tests assert.
+
+Standard library only.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BOOK = Path(__file__).resolve().parent
+ROOT = BOOK.parent
+FRAGMENT = BOOK / "src" / "generated" / "results.md"
+PACKAGES = [
+    "stage2-naive-solution",
+    "stage3-unique-key-solution",
+    "stage4-changed-body-solution",
+    "stage5-small-pool-solution",
+]
+REQUIRED = [
+    "stage2.held_burst",
+    "stage2.changed_body",
+    "stage3.burst",
+    "stage4.two_bodies",
+    "stage4.other_body",
+    "stage5.pool_of_5",
+    "stage5.pool_of_10",
+    "stage5.deadlocking_pool_of_10",
+    "stage5.deadlocking_pool_of_20",
+    "stage5.slow_unbounded",
+    "stage5.slow_first_request",
+]
+
+
+class Stale(Exception):
+    pass
+
+
+def fail(message):
+    print(f"results.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def source_value(path, pattern, what):
+    """A constant read out of the source the tests ran with, not retyped here."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    found = re.search(pattern, text)
+    if not found:
+        fail(f"cannot find {what} in {path} (pattern {pattern!r}); update results.py")
+    return found.group(1)
+
+
+def run_tests():
+    with tempfile.TemporaryDirectory() as tmp:
+        observations = Path(tmp) / "observations.jsonl"
+        env = dict(os.environ, WORKBOOK_OBSERVATIONS=str(observations))
+        command = ["cargo", "test", "-q"]
+        for package in PACKAGES:
+            command += ["-p", package]
+        print("running:", " ".join(command), file=sys.stderr)
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            failed = sorted(set(re.findall(r"^    (\S+)$", done.stdout, re.M)))
+            print(
+                "results.py: WARNING: some tests failed (cargo test exit "
+                f"{done.returncode}); the table uses what they recorded before failing.",
+                file=sys.stderr,
+            )
+            for name in failed:
+                print(f"  failed: {name}", file=sys.stderr)
+            if not observations.exists():
+                sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
+                fail("the tests recorded nothing")
+        lines = observations.read_text(encoding="utf-8").splitlines() if observations.exists() else []
+    seen = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        seen.setdefault(record.pop("scenario"), {}).update(record)
+    missing = [name for name in REQUIRED if name not in seen]
+    if missing:
+        fail(f"the run recorded no {', '.join(missing)}")
+    return seen
+
+
+def replies(outcome):
+    """`{"201": 1, "error: unique violation (23505)": 19}` as `1 × 201, 19 × ...`."""
+    def order(item):
+        kind, n = item
+        return (not kind.isdigit(), kind if kind.isdigit() else "", -n, kind)
+
+    parts = sorted(outcome["replies"].items(), key=order)
+    return ", ".join(f"{n} × {kind.removeprefix('error: ')}" for kind, n in parts)
+
+
+def expect(condition, message):
+    if not condition:
+        fail(f"the run contradicts the book: {message}")
+
+
+def second_request(name, seen):
+    words = {
+        "refused": "422, nothing paid",
+        "replayed": "not detected: the first 201 is replayed",
+        "paid again": "a second payment",
+    }
+    record = seen[name]
+    second = record.get("second")
+    if second is None:
+        # Only the outcome of the two requests was recorded: read it the way
+        # `harness::second_request` does.
+        if record["payments"] == 2:
+            second = "paid again"
+        elif record["replies"].get("422"):
+            second = "refused"
+        elif record["replies"].get("201") == 2 and record["distinct_bodies"] == 1:
+            second = "replayed"
+        else:
+            fail(f"cannot tell what the second request of {name} got: {record}")
+    return words.get(second, second)
+
+
+def render(seen):
+    acquire = source_value(
+        "tests/harness/src/db.rs",
+        r"ACQUIRE_TIMEOUT: Duration = Duration::from_secs\((\d+)\)",
+        "the harness's acquire timeout",
+    )
+    in_flight_wait = source_value(
+        "solutions/stage5-small-pool/src/lib.rs",
+        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
+        "stage 5's lock_timeout",
+    )
+    slow_acquire = source_value(
+        "tests/stage5_small_pool.rs",
+        r"PoolSize::of\(\d+\)\.with_acquire_timeout\(Duration::from_secs\((\d+)\)\)",
+        "the slow-request test's acquire timeout",
+    )
+    slow_pool = source_value(
+        "tests/stage5_small_pool.rs",
+        r"PoolSize::of\((\d+)\)\.with_acquire_timeout",
+        "the slow-request test's pool size",
+    )
+
+    naive = seen["stage2.held_burst"]
+    s3 = seen["stage3.burst"]
+    s4 = seen["stage4.two_bodies"]
+    s4_other = seen["stage4.other_body"]
+    p5, p10 = seen["stage5.pool_of_5"], seen["stage5.pool_of_10"]
+    dead, dead20 = seen["stage5.deadlocking_pool_of_10"], seen["stage5.deadlocking_pool_of_20"]
+
+    # The deadlocked pool: what its test asserts, whatever the run's split.
+    pool, requests = 10, dead["requests"]
+    # The winner always finishes; the deadlock ends only when an acquire times out.
+    at_most_201 = requests - 1
+    ok = dead["replies"].get("201", 0)
+    timed_out = dead["replies"].get("error: pool timed out", 0)
+    expect(dead["payments"] == 1, "the deadlocked pool of 10 paid other than once")
+    expect(ok + timed_out == requests, "a deadlocked request ended otherwise than 201 or pool timeout")
+    expect(1 <= ok <= at_most_201, f"{ok} × 201 from the deadlocked pool is outside 1..{at_most_201}")
+
+    def body_note(outcome):
+        n = outcome["distinct_bodies"]
+        return "one body: the same payment for all" if n == 1 else f"{n} different bodies"
+
+    rows = [
+        (
+            "Naive: check, then write (all 20 held between check and write)",
+            f"{naive['payments']}",
+            f"{naive['replies'].get('201', 0)} × 201; "
+            f"{naive['replies'].get('error: unique violation (23505)', 0)} × unique violation "
+            "(23505) on the key's INSERT, each after its payment was made",
+            second_request("stage2.changed_body", seen),
+        ),
+        (
+            "Stage 3: the key reserved in the paying transaction",
+            f"{s3['payments']}",
+            f"{replies(s3)}, {body_note(s3)}",
+            "not compared yet (stage 4)",
+        ),
+        (
+            "Stage 4: a hash of the body stored with the key (10 requests with amount 100, 10 with 999)",
+            f"{s4['payments']}",
+            replies(s4),
+            f"{second_request('stage4.other_body', seen)} ({s4_other.get('payments', '?')} payment in all)",
+        ),
+        (
+            "Stage 5: pool of 5 connections",
+            f"{p5['payments']}",
+            f"{replies(p5)}, {body_note(p5)}",
+            "as stage 4",
+        ),
+        (
+            "Stage 5: pool of 10 connections",
+            f"{p10['payments']}",
+            f"{replies(p10)}, {body_note(p10)}",
+            "as stage 4",
+        ),
+        (
+            "Deadlocking shape (read through the pool inside the transaction), pool of 10",
+            f"{dead['payments']}",
+            f"stuck until the {acquire} s acquire timeout; then 1 to {at_most_201} × 201 "
+            "(each timeout frees a connection that may rescue a waiter), the rest PoolTimedOut",
+            "as stage 4",
+        ),
+        (
+            "Deadlocking shape, pool of 20",
+            f"{dead20['payments']}",
+            f"{replies(dead20)}: a connection per request hides the bug",
+            "as stage 4",
+        ),
+    ]
+    out = [
+        "<!-- Generated by book/results.py from a run of the solutions' tests. Do not edit:",
+        "     `just results` rewrites it; `python3 book/results.py --check` fails when it is stale. -->",
+        "",
+        "| Version | Payments made by 20 concurrent requests, one key | Replies | Same key, another amount |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| {' | '.join(row)} |" for row in rows]
+    out += [
+        "",
+        f"A slow first request holds its key inside its transaction; its 19 duplicates arrive, "
+        f"then one request for another key (pool of {slow_pool}, {slow_acquire} s acquire timeout):",
+        "",
+        "| Version | The request for another key |",
+        "|---|---|",
+        f"| Stage 4's code: the duplicates wait on the key's lock without a bound | "
+        f"{seen['stage5.slow_unbounded']['unrelated']} |",
+        f"| Stage 5: `lock_timeout` {in_flight_wait} on the reserving INSERT, then 409 | "
+        f"{seen['stage5.slow_first_request']['unrelated']} |",
+        "",
+        "Figures that vary from run to run, from the run that wrote this page:",
+        "",
+        f"- the deadlocking shape with a pool of 10 ended with {replies(dead)};",
+    ]
+    if "stage5.deadlocking_pool_of_5" in seen:
+        out.append(f"- with a pool of 5, {replies(seen['stage5.deadlocking_pool_of_5'])};")
+    if "stage2.undriven" in seen:
+        u = seen["stage2.undriven"]
+        out.append(
+            f"- the naive version without the hold between check and write: "
+            f"{u['runs_with_duplicates']} of {u['runs']} bursts paid more than once, "
+            f"from {u['payments_min']} to {u['payments_max']} payments per burst."
+        )
+    return "\n".join(out) + "\n"
+
+
+def table_rows(text):
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    fresh = render(run_tests())
+    if not check:
+        FRAGMENT.parent.mkdir(parents=True, exist_ok=True)
+        FRAGMENT.write_text(fresh, encoding="utf-8")
+        print(f"wrote {FRAGMENT.relative_to(ROOT)}", file=sys.stderr)
+        return 0
+    if not FRAGMENT.exists():
+        print(f"results.py --check: {FRAGMENT.relative_to(ROOT)} is missing; run `just results`")
+        return 1
+    committed = table_rows(FRAGMENT.read_text(encoding="utf-8"))
+    now = table_rows(fresh)
+    if committed != now:
+        print(f"results.py --check: {FRAGMENT.relative_to(ROOT)} is stale; run `just results`.")
+        for old, new in zip(committed + [""] * len(now), now + [""] * len(committed)):
+            if old != new:
+                print(f"  committed: {old}\n  fresh:     {new}")
+        return 1
+    print(f"results.py --check: {FRAGMENT.relative_to(ROOT)} is current ({len(now)} table rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+//! Stage 6: `POST /payments` over HTTP, on top of stage 5's `create_payment`.
+//!
+//! Write the handler below and `IdempotencyKey::parse` in `key.rs`; run
+//! `just stage 6`, and `just hint 6` when stuck.
+//!
+//! The route requires an `Idempotency-Key`: a route that pays must not let a client
+//! forget it and find out only when a retry charges twice. Every refusal is an RFC
+//! 9457 problem (`application/problem+json`), and nothing is stored for a request
+//! that is refused before it reaches `create_payment`.
+
+// The imports are what you will need; this allow goes once you use them.
+#![allow(unused_imports, unused_variables, dead_code)]
+
+mod key;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use payment_model::{PaymentError, Reply, problem};
+use sqlx::PgPool;
+
+pub use axum::Router;
+pub use key::{IdempotencyKey, KeyProblem, MAX_KEY_LENGTH};
+
+/// Serves `router` on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(listener, router).await
+}
+
+/// The payments API: one route, `POST /payments`.
+pub fn router(pool: PgPool) -> Router {
+    Router::new()
+        .route("/payments", post(create))
+        .with_state(pool)
+}
+
+/// `POST /payments`. Refuse a request without a valid key with its problem
+/// (`IdempotencyKey::from_headers`, then `KeyProblem::reply`), refuse a body that is
+/// not UTF-8 with `invalid_body(..)`, then answer with what
+/// `stage5::create_payment` returns: its `Reply`, a 400 problem for
+/// `PaymentError::InvalidBody`, or a 500 problem for any other error. Answer every
+/// `Reply` with `respond(..)`.
+async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+    todo!("stage 6: write the handler (see the comment above, or `just hint 6`)")
+}
+
+fn invalid_body(detail: &str) -> Reply {
+    problem(
+        400,
+        "invalid-body",
+        "The request body is not a valid payment",
+        detail,
+    )
+}
+
+/// The reply as an HTTP response: refusals as `application/problem+json`.
+fn respond(reply: Reply) -> Response {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let content_type = if status.is_client_error() || status.is_server_error() {
+        "application/problem+json"
+    } else {
+        "application/json"
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, content_type)],
+        reply.body.to_string(),
+    )
+        .into_response()
+}

@@ -1,0 +1,163 @@
+//! The `Idempotency-Key` header, as the IETF draft defines it and as clients send it.
+//!
+//! The draft (draft-ietf-httpapi-idempotency-key-header) makes the field an RFC 8941
+//! Structured Field whose value is a String: `Idempotency-Key: "8e03978e-40d5"`.
+//! Many clients send the bare value instead (`Idempotency-Key: 8e03978e-40d5`);
+//! both are accepted here and mean the same key.
+
+use axum::http::HeaderMap;
+use payment_model::{Reply, problem};
+
+/// Longer keys are refused: a key is an identifier, not a payload.
+pub const MAX_KEY_LENGTH: usize = 255;
+
+/// A key that passed every check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyKey(String);
+
+/// Why a request's key was refused (each is a 400 problem of its own type).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyProblem {
+    #[error("the Idempotency-Key header is missing")]
+    Missing,
+    #[error("the Idempotency-Key header is empty")]
+    Empty,
+    #[error("the Idempotency-Key is {0} characters long; at most {MAX_KEY_LENGTH} are allowed")]
+    TooLong(usize),
+    #[error("the Idempotency-Key is not a structured-field string nor a plain token: {0}")]
+    Malformed(&'static str),
+}
+
+impl KeyProblem {
+    pub fn reply(&self) -> Reply {
+        let (slug, title) = match self {
+            Self::Missing | Self::Empty => (
+                "idempotency-key-missing",
+                "The Idempotency-Key header is required",
+            ),
+            Self::TooLong(_) => (
+                "idempotency-key-too-long",
+                "The Idempotency-Key is too long",
+            ),
+            Self::Malformed(_) => (
+                "idempotency-key-malformed",
+                "The Idempotency-Key is malformed",
+            ),
+        };
+        problem(400, slug, title, &self.to_string())
+    }
+}
+
+impl IdempotencyKey {
+    /// The key of a request, from its one `Idempotency-Key` header.
+    pub fn from_headers(headers: &HeaderMap) -> Result<Self, KeyProblem> {
+        let mut values = headers.get_all("idempotency-key").iter();
+        let value = values.next().ok_or(KeyProblem::Missing)?;
+        if values.next().is_some() {
+            return Err(KeyProblem::Malformed("the header is sent more than once"));
+        }
+        let text = value
+            .to_str()
+            .map_err(|_| KeyProblem::Malformed("it is not visible ASCII"))?;
+        Self::parse(text)
+    }
+
+    /// Parses a header value: an sf-string (`"abc"`, with `\"` and `\\` escapes) or
+    /// a bare value of visible ASCII without quotes or spaces.
+    pub fn parse(text: &str) -> Result<Self, KeyProblem> {
+        let text = text.trim_matches([' ', '\t']);
+        let key = match text.strip_prefix('"') {
+            Some(quoted) => parse_sf_string(quoted)?,
+            None if text
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\') =>
+            {
+                text.to_owned()
+            }
+            None => {
+                return Err(KeyProblem::Malformed(
+                    "a bare key may hold no spaces, quotes or backslashes",
+                ));
+            }
+        };
+        match key.chars().count() {
+            0 => Err(KeyProblem::Empty),
+            n if n > MAX_KEY_LENGTH => Err(KeyProblem::TooLong(n)),
+            _ => Ok(Self(key)),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The rest of an sf-string after its opening quote (RFC 8941, section 4.2.5).
+fn parse_sf_string(rest: &str) -> Result<String, KeyProblem> {
+    let mut key = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(escaped @ ('"' | '\\')) => key.push(escaped),
+                _ => {
+                    return Err(KeyProblem::Malformed(
+                        "in a quoted key, \\ may only escape \" or \\",
+                    ));
+                }
+            },
+            '"' => {
+                return if chars.as_str().is_empty() {
+                    Ok(key)
+                } else {
+                    Err(KeyProblem::Malformed(
+                        "nothing may follow the closing quote",
+                    ))
+                };
+            }
+            ' '..='~' => key.push(c),
+            _ => {
+                return Err(KeyProblem::Malformed(
+                    "a quoted key holds printable ASCII only",
+                ));
+            }
+        }
+    }
+    Err(KeyProblem::Malformed("the quoted key has no closing quote"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_structured_field_string_and_a_bare_token_are_the_same_key() {
+        assert_eq!(
+            IdempotencyKey::parse("\"abc-123\""),
+            IdempotencyKey::parse("abc-123")
+        );
+    }
+
+    #[test]
+    fn escapes_in_a_quoted_key_are_undone() {
+        assert_eq!(
+            IdempotencyKey::parse(r#""a\"b\\c""#).map(|k| k.0),
+            Ok(r#"a"b\c"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn malformed_keys_are_refused() {
+        for text in ["\"abc", "\"abc\";p=1", "a b", "\"a\\x\""] {
+            assert!(
+                matches!(IdempotencyKey::parse(text), Err(KeyProblem::Malformed(_))),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_quoted_key_is_empty() {
+        assert_eq!(IdempotencyKey::parse("\"\""), Err(KeyProblem::Empty));
+    }
+}

@@ -1,0 +1,81 @@
+//! Stage 6: `POST /payments` over HTTP, on top of stage 5's `create_payment`.
+//!
+//! The route requires an `Idempotency-Key`: a route that pays must not let a client
+//! forget it and find out only when a retry charges twice. Every refusal is an RFC
+//! 9457 problem (`application/problem+json`), and nothing is stored for a request
+//! that is refused before it reaches `create_payment`.
+
+mod key;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use payment_model::{PaymentError, Reply, problem};
+use sqlx::PgPool;
+
+pub use axum::Router;
+pub use key::{IdempotencyKey, KeyProblem, MAX_KEY_LENGTH};
+
+/// Serves `router` on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(listener, router).await
+}
+
+/// The payments API: one route, `POST /payments`.
+pub fn router(pool: PgPool) -> Router {
+    Router::new()
+        .route("/payments", post(create))
+        .with_state(pool)
+}
+
+// ANCHOR: handler
+async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+    let key = match IdempotencyKey::from_headers(&headers) {
+        Ok(key) => key,
+        Err(refused) => return respond(refused.reply()),
+    };
+    // Not UTF-8 is not JSON: refused like any other invalid body.
+    let Ok(body) = std::str::from_utf8(&body) else {
+        return respond(invalid_body("the body is not UTF-8 text"));
+    };
+    match stage5::create_payment(&pool, key.as_str(), body).await {
+        Ok(reply) => respond(reply),
+        Err(PaymentError::InvalidBody(why)) => respond(invalid_body(&why.to_string())),
+        // Nothing was committed (the transaction rolled back): the client may retry
+        // with the same key, and 5xx tells it so.
+        Err(_) => respond(problem(
+            500,
+            "internal-error",
+            "The payment could not be processed",
+            "Nothing was charged. Retry with the same Idempotency-Key.",
+        )),
+    }
+}
+// ANCHOR_END: handler
+
+fn invalid_body(detail: &str) -> Reply {
+    problem(
+        400,
+        "invalid-body",
+        "The request body is not a valid payment",
+        detail,
+    )
+}
+
+/// The reply as an HTTP response: refusals as `application/problem+json`.
+fn respond(reply: Reply) -> Response {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let content_type = if status.is_client_error() || status.is_server_error() {
+        "application/problem+json"
+    } else {
+        "application/json"
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, content_type)],
+        reply.body.to_string(),
+    )
+        .into_response()
+}

@@ -1,0 +1,196 @@
+//! Stage 6: `POST /payments` over HTTP, tested through a real server on an
+//! ephemeral port of 127.0.0.1 and a real HTTP client.
+
+use std::net::SocketAddr;
+use std::sync::LazyLock;
+
+use harness::{PoolSize, TestDb, fire_concurrently, reference_schema};
+use rstest::rstest;
+use serde_json::Value;
+
+/// The route, served on 127.0.0.1 for as long as the test runs.
+async fn serve(db: &TestDb) -> SocketAddr {
+    let pool = db.pool(PoolSize::of(10));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener has an address");
+    tokio::spawn(async move { axum_serve(listener, stage6::router(pool)).await });
+    addr
+}
+
+async fn axum_serve(listener: tokio::net::TcpListener, router: stage6::Router) {
+    if let Err(e) = stage6::serve(listener, router).await {
+        panic!("the server stopped: {e}");
+    }
+}
+
+/// What came back: status, content type, and the JSON body.
+#[derive(Debug, Clone, PartialEq)]
+struct Answer {
+    status: u16,
+    content_type: String,
+    body: Value,
+}
+
+async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://{addr}/payments"))
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) => panic!(
+            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
+        ),
+    };
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let text = response.text().await.expect("the body arrives");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
+    Answer {
+        status,
+        content_type,
+        body,
+    }
+}
+
+const BODY: &str = r#"{"orderId":1,"amount":100}"#;
+
+// ANCHOR: burst
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_concurrent_requests_over_http_create_one_payment() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+
+    let answers =
+        fire_concurrently(20, |_| async move { post(addr, Some("key-1"), BODY).await }).await;
+
+    let created = answers.iter().filter(|a| a.status == 201).count();
+    assert_eq!(created, 20, "all 20 get a 201: {answers:?}");
+    assert!(
+        answers.iter().all(|a| a == &answers[0]),
+        "all 20 answers are identical, status, type and body: {answers:?}"
+    );
+    assert_eq!(answers[0].content_type, "application/json");
+    assert_eq!(db.payment_count().await, 1, "one key, one payment");
+    harness::observe(
+        "stage6.burst",
+        &serde_json::json!({ "payments": db.payment_count().await, "created": created }),
+    );
+}
+// ANCHOR_END: burst
+
+#[tokio::test]
+async fn a_repeat_replays_the_stored_status_and_body() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let first = post(addr, Some("key-1"), BODY).await;
+    let again = post(addr, Some("key-1"), BODY).await;
+    assert_eq!(first.status, 201);
+    assert_eq!(again, first, "the repeat gets the first answer again");
+    assert_eq!(db.payment_count().await, 1);
+}
+
+#[tokio::test]
+async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let bare = post(addr, Some("key-1"), BODY).await;
+    let quoted = post(addr, Some("\"key-1\""), BODY).await;
+    assert_eq!(bare.status, 201);
+    assert_eq!(
+        quoted, bare,
+        "Idempotency-Key: \"key-1\" (an sf-string) is the key key-1"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+
+// ANCHOR: refusals
+#[rstest]
+#[case::missing_key(None, BODY, 400, "idempotency-key-missing")]
+#[case::empty_key(Some(""), BODY, 400, "idempotency-key-missing")]
+#[case::empty_quoted_key(Some("\"\""), BODY, 400, "idempotency-key-missing")]
+#[case::key_too_long(Some(LONG_KEY.as_str()), BODY, 400, "idempotency-key-too-long")]
+#[case::unterminated_quote(Some("\"key-1"), BODY, 400, "idempotency-key-malformed")]
+#[case::not_json(Some("key-1"), "amount=100", 400, "invalid-body")]
+#[case::missing_field(Some("key-1"), r#"{"orderId":1}"#, 400, "invalid-body")]
+#[case::zero_amount(Some("key-1"), r#"{"orderId":1,"amount":0}"#, 400, "invalid-body")]
+#[case::negative_amount(Some("key-1"), r#"{"orderId":1,"amount":-5}"#, 400, "invalid-body")]
+#[tokio::test]
+async fn a_bad_request_is_refused_with_a_problem_and_touches_nothing(
+    #[case] key: Option<&str>,
+    #[case] body: &str,
+    #[case] status: u16,
+    #[case] problem_type: &str,
+) {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let answer = post(addr, key, body).await;
+    assert_eq!(answer.status, status, "{answer:?}");
+    assert_eq!(
+        answer.content_type, "application/problem+json",
+        "refusals are RFC 9457 problems"
+    );
+    assert_eq!(
+        answer.body["type"],
+        format!("{}{problem_type}", payment_model::PROBLEM_BASE),
+        "the problem type says what was wrong: {answer:?}"
+    );
+    assert_eq!(
+        answer.body["status"], status,
+        "a problem repeats its status"
+    );
+    assert!(
+        answer.body["title"].is_string() && answer.body["detail"].is_string(),
+        "{answer:?}"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+// ANCHOR_END: refusals
+
+/// One character over the limit.
+static LONG_KEY: LazyLock<String> = LazyLock::new(|| "k".repeat(stage6::MAX_KEY_LENGTH + 1));
+
+#[tokio::test]
+async fn a_key_of_exactly_the_limit_is_accepted() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let answer = post(addr, Some(&"k".repeat(stage6::MAX_KEY_LENGTH)), BODY).await;
+    assert_eq!(
+        answer.status,
+        201,
+        "{} characters is allowed: {answer:?}",
+        stage6::MAX_KEY_LENGTH
+    );
+}
+
+#[tokio::test]
+async fn the_same_key_with_another_body_is_a_422_problem() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let first = post(addr, Some("key-1"), BODY).await;
+    let other = post(addr, Some("key-1"), r#"{"orderId":1,"amount":999}"#).await;
+    assert_eq!(first.status, 201);
+    assert_eq!(other.status, 422, "{other:?}");
+    assert_eq!(other.content_type, "application/problem+json");
+    assert_eq!(
+        other.body["type"],
+        format!("{}key-reused", payment_model::PROBLEM_BASE)
+    );
+    assert_eq!(db.payment_count().await, 1);
+}

@@ -19,6 +19,7 @@ mod container;
 mod db;
 mod gate;
 mod local;
+pub mod proxy;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};

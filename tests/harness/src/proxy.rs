@@ -1,0 +1,237 @@
+//! A fault-injecting HTTP proxy on 127.0.0.1, between a client and a server.
+//!
+//! It forwards one request per connection (it asks the server to close after the
+//! answer, so every retry comes in on a connection of its own) and, on cue, breaks
+//! an exchange the way a network does: the request never arrives, the answer is
+//! lost after the server committed, or the answer comes too late.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What the proxy does to one exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Forwards the request and the answer.
+    Pass,
+    /// Reads the request, then closes the connection: the server never sees it.
+    DropRequest,
+    /// Forwards the request, reads the server's whole answer (so the server has
+    /// committed), then closes the client's connection without sending it.
+    DropResponse,
+    /// Forwards the request and reads the answer, then holds it until the client
+    /// gives up and closes the connection (its timeout), and drops it.
+    HoldResponseUntilClientGivesUp,
+    /// Answers `503 Service Unavailable` itself, without forwarding.
+    Answer503,
+}
+
+/// One exchange as the proxy saw it.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    pub fault: Fault,
+    /// The request's `Idempotency-Key` header, as sent.
+    pub idempotency_key: Option<String>,
+    pub reached_server: bool,
+    /// The server's answer (status and body), whether or not the client got it.
+    pub server_status: Option<u16>,
+    pub server_body: Option<String>,
+}
+
+pub struct FaultyProxy {
+    addr: SocketAddr,
+    faults: Arc<Mutex<VecDeque<Fault>>>,
+    exchanges: Arc<Mutex<Vec<Exchange>>>,
+}
+
+/// No exchange waits longer than this for a peer.
+const PEER_BOUND: Duration = Duration::from_secs(10);
+
+impl FaultyProxy {
+    /// Starts a proxy to `upstream` on an ephemeral port of 127.0.0.1.
+    pub async fn start(upstream: SocketAddr) -> FaultyProxy {
+        let listener = match TcpListener::bind("127.0.0.1:0").await {
+            Ok(listener) => listener,
+            Err(e) => panic!("harness: the proxy found no free port on 127.0.0.1: {e}"),
+        };
+        let addr = match listener.local_addr() {
+            Ok(addr) => addr,
+            Err(e) => panic!("harness: the proxy has no address: {e}"),
+        };
+        let proxy = FaultyProxy {
+            addr,
+            faults: Arc::default(),
+            exchanges: Arc::default(),
+        };
+        let (faults, exchanges) = (proxy.faults.clone(), proxy.exchanges.clone());
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let fault = faults
+                    .lock()
+                    .ok()
+                    .and_then(|mut f| f.pop_front())
+                    .unwrap_or(Fault::Pass);
+                let exchanges = exchanges.clone();
+                tokio::spawn(async move {
+                    let exchange = relay(client, upstream, fault).await;
+                    if let Ok(mut all) = exchanges.lock() {
+                        all.push(exchange);
+                    }
+                });
+            }
+        });
+        proxy
+    }
+
+    /// Where clients connect.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The faults for the next connections, in order; after them, `Pass`.
+    pub fn inject(&self, faults: impl IntoIterator<Item = Fault>) {
+        if let Ok(mut queue) = self.faults.lock() {
+            queue.extend(faults);
+        }
+    }
+
+    /// Every finished exchange so far, in the order they ended.
+    pub fn exchanges(&self) -> Vec<Exchange> {
+        self.exchanges
+            .lock()
+            .map(|all| all.clone())
+            .unwrap_or_default()
+    }
+}
+
+async fn relay(mut client: TcpStream, upstream: SocketAddr, fault: Fault) -> Exchange {
+    let mut exchange = Exchange {
+        fault,
+        idempotency_key: None,
+        reached_server: false,
+        server_status: None,
+        server_body: None,
+    };
+    let Some(request) = read_request(&mut client).await else {
+        return exchange;
+    };
+    exchange.idempotency_key = header(&request, "idempotency-key");
+    match fault {
+        Fault::DropRequest => return exchange,
+        Fault::Answer503 => {
+            let body =
+                r#"{"title":"Service Unavailable (injected by the test proxy)","status":503}"#;
+            let answer = format!(
+                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = client.write_all(answer.as_bytes()).await;
+            return exchange;
+        }
+        _ => {}
+    }
+    let Some(answer) = forward(&request, upstream).await else {
+        return exchange;
+    };
+    exchange.reached_server = true;
+    let (status, body) = split_answer(&answer);
+    exchange.server_status = status;
+    exchange.server_body = body;
+    match fault {
+        Fault::DropResponse => {}
+        Fault::HoldResponseUntilClientGivesUp => {
+            // The client's timeout closes its end; a read then returns 0 or fails.
+            let mut scratch = [0u8; 64];
+            let _ = tokio::time::timeout(PEER_BOUND, client.read(&mut scratch)).await;
+        }
+        _ => {
+            let _ = client.write_all(&answer).await;
+            let _ = client.shutdown().await;
+        }
+    }
+    exchange
+}
+
+/// One HTTP/1.1 request: the head, and a body of `content-length` bytes.
+async fn read_request(client: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = find(&buf, b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = tokio::time::timeout(PEER_BOUND, client.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let length: usize = header(&buf[..head_end], "content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = tokio::time::timeout(PEER_BOUND, client.read(&mut chunk))
+            .await
+            .ok()?
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Some(buf)
+}
+
+/// Sends the request with `connection: close` and reads the answer to its end.
+async fn forward(request: &[u8], upstream: SocketAddr) -> Option<Vec<u8>> {
+    let head_end = find(request, b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&request[..head_end]);
+    let mut rewritten: String = head
+        .split("\r\n")
+        .filter(|line| !line.to_ascii_lowercase().starts_with("connection:"))
+        .map(|line| format!("{line}\r\n"))
+        .collect();
+    rewritten.push_str("connection: close\r\n\r\n");
+    let mut server = tokio::time::timeout(PEER_BOUND, TcpStream::connect(upstream))
+        .await
+        .ok()?
+        .ok()?;
+    server.write_all(rewritten.as_bytes()).await.ok()?;
+    server.write_all(&request[head_end + 4..]).await.ok()?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(PEER_BOUND, server.read_to_end(&mut answer))
+        .await
+        .ok()?
+        .ok()?;
+    Some(answer)
+}
+
+fn split_answer(answer: &[u8]) -> (Option<u16>, Option<String>) {
+    let text = String::from_utf8_lossy(answer);
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok());
+    let body = text.split_once("\r\n\r\n").map(|(_, body)| body.to_owned());
+    (status, body)
+}
+
+fn header(head: &[u8], name: &str) -> Option<String> {
+    String::from_utf8_lossy(head)
+        .split("\r\n")
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}

@@ -1,0 +1,136 @@
+//! Stage 7: the retrying client, through a proxy that breaks the network on cue.
+//! In every case: exactly one payment, and the client ends with the 201 the server
+//! produced for the first try that reached it.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use harness::proxy::{Fault, FaultyProxy};
+use harness::{PoolSize, TestDb, reference_schema};
+use rstest::rstest;
+use stage7::{PayError, PaymentsClient, RetryPolicy};
+
+/// Short delays and a short timeout: the tests exercise the retries, not patience.
+const POLICY: RetryPolicy = RetryPolicy {
+    attempts: 4,
+    first_delay: Duration::from_millis(20),
+    timeout: Duration::from_millis(500),
+};
+
+/// Stage 6's server, behind a fresh fault-injecting proxy.
+async fn server_behind_proxy(db: &TestDb) -> FaultyProxy {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let server: SocketAddr = listener.local_addr().expect("the listener has an address");
+    let router = stage6::router(db.pool(PoolSize::of(10)));
+    tokio::spawn(async move { stage6::serve(listener, router).await });
+    FaultyProxy::start(server).await
+}
+
+fn client(proxy: &FaultyProxy) -> PaymentsClient {
+    PaymentsClient::new(&format!("http://{}", proxy.addr()), POLICY)
+}
+
+// ANCHOR: faults
+#[rstest]
+#[case::answer_lost_after_the_commit(Fault::DropResponse)]
+#[case::request_lost_before_the_server(Fault::DropRequest)]
+#[case::answer_later_than_the_client_timeout(Fault::HoldResponseUntilClientGivesUp)]
+#[case::server_unavailable(Fault::Answer503)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: Fault) {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([fault]);
+
+    let reply = harness::within(Duration::from_secs(20), "pay()", client(&proxy).pay(1, 100)).await;
+
+    let exchanges = proxy.exchanges();
+    let reply =
+        reply.unwrap_or_else(|e| panic!("pay() should succeed on a retry after {fault:?}: {e}"));
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert!(
+        exchanges.len() >= 2,
+        "{fault:?} on the first try means at least one retry: {exchanges:#?}"
+    );
+    let payments = db.payment_count().await;
+    harness::observe(
+        &format!("stage7.{fault:?}"),
+        &serde_json::json!({ "payments": payments, "tries": exchanges.len() }),
+    );
+    assert_eq!(
+        payments, 1,
+        "{fault:?}: however many tries reached the server, one payment"
+    );
+    let keys: Vec<_> = exchanges
+        .iter()
+        .map(|e| e.idempotency_key.clone())
+        .collect();
+    assert!(
+        keys[0].is_some() && keys.iter().all(|k| k == &keys[0]),
+        "every try must send the same Idempotency-Key, made once before the first try: {keys:?}"
+    );
+    // The answer the server produced the first time it saw the request, whether or
+    // not that answer reached the client.
+    let first_answer = exchanges
+        .iter()
+        .find(|e| e.reached_server)
+        .and_then(|e| e.server_body.clone())
+        .expect("some try reached the server");
+    let first_answer: serde_json::Value =
+        serde_json::from_str(&first_answer).expect("the server answers JSON");
+    assert_eq!(
+        reply.body, first_answer,
+        "the client ends with the body of the one payment"
+    );
+}
+// ANCHOR_END: faults
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_refusal_is_not_retried() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    let reply = client(&proxy)
+        .pay(1, 0)
+        .await
+        .expect("a refusal is an answer");
+    assert_eq!(reply.status, 400, "an amount of 0 is refused: {reply:?}");
+    assert_eq!(
+        proxy.exchanges().len(),
+        1,
+        "a 4xx other than 409 is final: retrying would get the same refusal"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_client_gives_up_after_four_tries() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([Fault::DropRequest; 5]);
+    let result = client(&proxy).pay(1, 100).await;
+    assert!(
+        matches!(result, Err(PayError::GaveUp { attempts: 4, .. })),
+        "{result:?}"
+    );
+    assert_eq!(
+        proxy.exchanges().len(),
+        4,
+        "4 tries in all, the first included"
+    );
+    assert_eq!(db.payment_count().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_payments_are_two_keys() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    let client = client(&proxy);
+    let first = client.pay(1, 100).await.expect("the first payment");
+    let second = client.pay(1, 100).await.expect("the second payment");
+    assert_ne!(
+        first.body["id"], second.body["id"],
+        "each call of pay() is a new operation with a key of its own"
+    );
+    assert_eq!(db.payment_count().await, 2);
+}

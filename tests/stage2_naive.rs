@@ -137,6 +137,10 @@ async fn the_same_key_with_another_body_is_not_detected() {
         db.payment_count().await,
     );
     outcome.record("stage2.changed_body");
+    harness::observe(
+        "stage2.changed_body",
+        &harness::second_request(&first, &other, outcome.payments),
+    );
     assert_eq!(
         other, first,
         "the naive version answers a different body with the first payment's 201: it never compares"

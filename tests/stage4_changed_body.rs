@@ -54,7 +54,10 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         db.payment_count().await,
     );
     outcome.record("stage4.other_body");
-    harness::observe("stage4.other_body", &harness::second_request(&first, &other, outcome.payments));
+    harness::observe(
+        "stage4.other_body",
+        &harness::second_request(&first, &other, outcome.payments),
+    );
     assert_eq!(first.status, 201);
     assert_eq!(
         other.status, 422,

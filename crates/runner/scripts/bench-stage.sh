@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# How long `just stage N` takes to reach its verdict, warm and after an edit.
+#
+#   crates/runner/scripts/bench-stage.sh [N] [RUNS]
+#
+# "after an edit" touches the stage's `edit` files first, as saving them does, so
+# the figure includes recompiling the exercise. Each line is one run: the wall
+# time from starting `just stage N --no-predict` to its exit, and the runner's own
+# split (cargo's build check or rebuild, then the tests, PostgreSQL's start
+# included). Prints the medians last.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+n=${1:-1}
+runs=${2:-5}
+if command -v just >/dev/null; then
+    stage=(just stage "$n" --no-predict)
+else
+    stage=(cargo workbook stage "$n" --no-predict)
+fi
+# The stage's edit files, from stages.toml.
+mapfile -t files < <(awk -v n="$n" '
+    /^\[\[stage\]\]/ { inside = 0 }
+    $0 ~ "^number = " n "$" { inside = 1 }
+    inside && /^edit = / { gsub(/^edit = \[|\]$/, ""); gsub(/"/, ""); gsub(/, */, "\n"); print }
+' stages.toml)
+
+"${stage[@]}" >/dev/null 2>&1 || true   # warm up: build the runner and the tests once
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+for mode in warm edit; do
+    : >"/tmp/bench-stage-$mode"
+    for i in $(seq "$runs"); do
+        if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
+        start=$(date +%s%N)
+        out=$("${stage[@]}" 2>/dev/null || true)
+        end=$(date +%s%N)
+        wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
+        split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
+        echo "$wall" >>"/tmp/bench-stage-$mode"
+        printf 'stage %s, %-4s run %d: %5s s to the verdict (%s)\n' "$n" "$mode" "$i" "$wall" "${split:-no verdict line}"
+    done
+done
+for mode in warm edit; do
+    printf 'median, %s: %s s\n' "$mode" "$(median <"/tmp/bench-stage-$mode")"
+done

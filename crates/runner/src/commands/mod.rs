@@ -1,0 +1,295 @@
+//! The small commands: hint, progress, reset, solution.
+
+pub mod doctor;
+pub mod stage;
+pub mod verify;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+
+use crate::cargo::Cargo;
+use crate::error::Error;
+use crate::state::State;
+use crate::ui;
+use crate::workbook::Workbook;
+
+/// `workbook hint N`: the next hint, one more each time.
+pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
+    let stage = wb.stage(number)?;
+    let state = State::new(&wb.state_dir);
+    let total = stage.hints.len();
+    if total == 0 {
+        println!("Stage {number} has no hints.");
+        return Ok(());
+    }
+    let mut hints = state.hints(number)?;
+    if hints.shown >= total {
+        println!(
+            "{}",
+            console::style(format!(
+                "That was every hint of stage {number} ({total} in all):"
+            ))
+            .bold()
+        );
+        for (i, text) in stage.hints.iter().enumerate() {
+            println!("{}", ui::wrap(&format!("{}. {text}", i + 1), 2));
+        }
+        ui::note(&format!("`just solution {number}` shows the model answer."));
+        return Ok(());
+    }
+    let index = hints.shown;
+    hints.shown += 1;
+    state.save_hints(number, &hints)?;
+    println!(
+        "{}",
+        console::style(format!(
+            "Hint {} of {total} for stage {number} · {}",
+            index + 1,
+            stage.title
+        ))
+        .bold()
+    );
+    println!("{}", ui::wrap(&stage.hints[index], 2));
+    if hints.shown < total {
+        ui::note(&format!("(`just hint {number}` again shows the next one.)"));
+    } else {
+        ui::note(&format!(
+            "(That was the last hint. `just solution {number}` shows the model answer.)"
+        ));
+    }
+    Ok(())
+}
+
+/// `workbook progress`: stages done, predictions right or wrong, hints used.
+pub fn progress(wb: &Workbook) -> Result<(), Error> {
+    let state = State::new(&wb.state_dir);
+    let progress = state.progress()?;
+    let mut table = ui::table(["stage", "title", "status", "predictions", "hints"]);
+    let mut next = None;
+    let mut judged = Vec::new();
+    for stage in &wb.stages {
+        let entry = progress.stages.get(&stage.number);
+        let done = entry.is_some_and(|e| e.done);
+        let status = match entry {
+            Some(e) if e.done => "✔ done".to_owned(),
+            Some(e) if e.runs > 0 => format!(
+                "tried ({} run{})",
+                e.runs,
+                if e.runs == 1 { "" } else { "s" }
+            ),
+            _ => "not started".to_owned(),
+        };
+        if !done && next.is_none() {
+            next = Some(stage);
+        }
+        let results = entry.map(|e| &e.predictions);
+        let predictions = match results {
+            Some(r) if !r.is_empty() => format!(
+                "{} of {} right",
+                r.values().filter(|p| p.right).count(),
+                r.len()
+            ),
+            _ => "–".to_owned(),
+        };
+        if let Some(results) = results {
+            for p in &stage.predictions {
+                if let Some(r) = results.get(&p.id) {
+                    judged.push((stage.number, p.question.clone(), r.clone()));
+                }
+            }
+        }
+        let hints = state.hints(stage.number)?.shown.min(stage.hints.len());
+        table.add_row([
+            stage.number.to_string(),
+            stage.title.clone(),
+            status,
+            predictions,
+            format!("{hints} of {}", stage.hints.len()),
+        ]);
+    }
+    println!("{table}");
+    if !judged.is_empty() {
+        let mut table = ui::table(["stage", "question", "you said", "what happened", ""]);
+        for (number, question, r) in judged {
+            table.add_row([
+                number.to_string(),
+                question,
+                r.answer,
+                r.observed,
+                if r.right { "✔ right" } else { "✘ wrong" }.to_owned(),
+            ]);
+        }
+        println!("{table}");
+    }
+    match next {
+        Some(stage) => println!(
+            "Next: stage {} · {}: `just stage {}`.",
+            stage.number, stage.title, stage.number
+        ),
+        None => println!("Every stage is done."),
+    }
+    Ok(())
+}
+
+/// `workbook reset N`: restores the stage's files from git's HEAD and forgets
+/// the stage's answers, hints and progress.
+pub fn reset(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
+    let stage = wb.stage(number)?;
+    let files = stage.edit.join(", ");
+    if !yes {
+        let what = if stage.edit.is_empty() {
+            format!("Resetting stage {number} forgets its predictions, hints and progress.")
+        } else {
+            format!(
+                "Resetting stage {number} restores {files} as committed (your changes there are \
+                 lost) and forgets its predictions, hints and progress."
+            )
+        };
+        println!("{}", ui::wrap(&what, 0));
+        if !ui::confirm(
+            &format!("Reset stage {number}?"),
+            &format!("`reset {number}`"),
+        )? {
+            println!("Nothing was changed.");
+            return Ok(());
+        }
+    }
+    if !stage.edit.is_empty() {
+        let out = std::process::Command::new("git")
+            .arg("checkout")
+            .arg("HEAD")
+            .arg("--")
+            .args(&stage.edit)
+            .current_dir(&wb.root)
+            .output()
+            .map_err(|source| Error::Spawn {
+                program: "git".into(),
+                source,
+            })?;
+        if !out.status.success() {
+            return Err(Error::Command {
+                command: format!("git checkout HEAD -- {}", stage.edit.join(" ")),
+                detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+    }
+    State::new(&wb.state_dir).forget(number)?;
+    if stage.edit.is_empty() {
+        println!(
+            "Stage {number} is back at its start: its predictions, hints and progress are forgotten."
+        );
+    } else {
+        println!(
+            "Stage {number} is back at its start: {files} restored; its predictions, hints and \
+             progress are forgotten."
+        );
+    }
+    Ok(())
+}
+
+/// `workbook solution N`: the model answer, once the stage passes or after a
+/// confirmation.
+pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
+    let stage = wb.stage(number)?;
+    let state = State::new(&wb.state_dir);
+    let done = state
+        .progress()?
+        .stages
+        .get(&number)
+        .is_some_and(|p| p.done);
+    if !done && !yes {
+        let question =
+            format!("You have not passed stage {number} yet. Show its model answer anyway?");
+        if !ui::confirm(
+            &question,
+            &format!("`solution {number}` before stage {number} passes"),
+        )? {
+            println!("Not shown. `just hint {number}` gives a hint instead.");
+            return Ok(());
+        }
+    }
+    let cargo = Cargo::new(&wb.root, false);
+    let dir = package_dir(&cargo, &stage.solution)?;
+    let files = solution_files(&dir);
+    println!(
+        "{}",
+        console::style(format!(
+            "The model answer of stage {number} · {} ({})",
+            stage.title, stage.solution
+        ))
+        .bold()
+    );
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|source| Error::Read {
+            path: file.clone(),
+            source,
+        })?;
+        println!(
+            "\n{}",
+            console::style(format!("── {} ──", wb.shown(&file))).cyan()
+        );
+        println!("{}", text.trim_end());
+    }
+    Ok(())
+}
+
+/// The directory of a workspace package, from `cargo metadata`.
+pub fn package_dir(cargo: &Cargo, package: &str) -> Result<PathBuf, Error> {
+    let mut command = cargo.command(&["metadata", "--no-deps", "--format-version", "1"]);
+    command
+        .arg("--manifest-path")
+        .arg(cargo.root.join("Cargo.toml"));
+    let out = command.output().map_err(|source| Error::Spawn {
+        program: "cargo metadata".into(),
+        source,
+    })?;
+    let failed = |detail: String| Error::Command {
+        command: "cargo metadata --no-deps".into(),
+        detail,
+    };
+    if !out.status.success() {
+        return Err(failed(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        ));
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
+    metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"].as_str() == Some(package))
+        .and_then(|p| p["manifest_path"].as_str())
+        .and_then(|m| Path::new(m).parent().map(Path::to_owned))
+        .ok_or_else(|| failed(format!("no package {package} in the workspace")))
+}
+
+/// A solution's sources and migrations, in a stable order.
+fn solution_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for sub in ["src", "migrations"] {
+        walk(&dir.join(sub), &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Every file under `dir`, skipping `target` and hidden directories.
+pub fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "target" {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => walk(&path, files),
+            Ok(t) if t.is_file() => files.push(path),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,499 @@
+//! `workbook verify`: what CI runs. For every stage: the solution passes; the
+//! untouched exercise fails, and for the intended reason (it compiles, does not
+//! hang); every known-wrong package fails, caught by the tests it names; every
+//! prediction's answer key is what really happens; the metadata is complete.
+//! Then `cargo fmt --check` and clippy with `-D warnings`.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::cargo::{self, Cargo, Targets};
+use crate::error::Error;
+use crate::run::{PackageRun, RunState, TestStatus, build_and_run};
+use crate::stages::{Observed, Stage, figure_text};
+use crate::state::State;
+use crate::ui::{self, Spinner};
+use crate::workbook::Workbook;
+
+#[derive(Debug, Clone)]
+struct Check {
+    stage: Option<u32>,
+    what: String,
+    ok: bool,
+    detail: String,
+}
+
+struct Verifier<'a> {
+    wb: &'a Workbook,
+    cargo: Cargo,
+    state: State,
+    timeout: Duration,
+    spinner: Spinner,
+    checks: Vec<Check>,
+    /// Whole-package runs for `observed_by`, by package.
+    package_runs: BTreeMap<String, PackageRun>,
+}
+
+pub fn run(wb: &Workbook, timeout: Duration) -> Result<bool, Error> {
+    let started = Instant::now();
+    let mut v = Verifier {
+        wb,
+        cargo: Cargo::new(&wb.root, false),
+        state: State::new(&wb.state_dir),
+        timeout,
+        spinner: Spinner::new(),
+        checks: Vec::new(),
+        package_runs: BTreeMap::new(),
+    };
+    let result = v.all();
+    v.spinner.finish();
+    result?;
+    summary(&v.checks, started.elapsed());
+    Ok(v.checks.iter().all(|c| c.ok))
+}
+
+impl Verifier<'_> {
+    fn all(&mut self) -> Result<(), Error> {
+        self.metadata();
+        self.spinner
+            .phase("Building every package once (cargo test --workspace --no-run)");
+        let build = self.cargo.build(Targets::Workspace, &mut |_| {})?;
+        let broken: Vec<String> = {
+            let mut names: Vec<String> = build.errors.iter().map(|e| e.package.clone()).collect();
+            names.dedup();
+            names
+        };
+        self.check(
+            None,
+            "the workspace builds",
+            build.success,
+            if build.success {
+                format!("{:.0} s", build.elapsed.as_secs_f64())
+            } else if broken.is_empty() {
+                build.cargo_errors().join("\n")
+            } else {
+                format!("compile errors in {}", broken.join(", "))
+            },
+        );
+        let stages = self.wb.stages.clone();
+        for stage in &stages {
+            self.stage(stage)?;
+        }
+        self.lints()
+    }
+
+    fn check(&mut self, stage: Option<u32>, what: &str, ok: bool, detail: String) {
+        let mark = if ok { ui::good("✔") } else { ui::bad("✘") };
+        let at = stage.map(|n| format!("stage {n} · ")).unwrap_or_default();
+        let first = detail.lines().next().unwrap_or("");
+        let line = if first.is_empty() {
+            format!("{mark} {at}{what}")
+        } else {
+            format!("{mark} {at}{what}: {first}")
+        };
+        self.spinner.println(&line);
+        self.checks.push(Check {
+            stage,
+            what: what.to_owned(),
+            ok,
+            detail,
+        });
+    }
+
+    fn metadata(&mut self) {
+        let numbers: Vec<u32> = self.wb.stages.iter().map(|s| s.number).collect();
+        let expected: Vec<u32> = (1..=u32::try_from(numbers.len()).unwrap_or(0)).collect();
+        self.check(
+            None,
+            "stages are numbered 1, 2, 3, ...",
+            numbers == expected && !numbers.is_empty(),
+            format!(
+                "{} has stages {numbers:?}",
+                self.wb.shown(&self.wb.stages_file)
+            ),
+        );
+        let stages = self.wb.stages.clone();
+        for stage in &stages {
+            let mut problems = stage.problems();
+            for file in &stage.edit {
+                if !self.wb.root.join(file).is_file() {
+                    problems.push(format!("its edit file {file} does not exist"));
+                }
+            }
+            let ok = problems.is_empty();
+            let detail = if ok {
+                format!(
+                    "{} hints, {} predictions, {} known-wrong packages",
+                    stage.hints.len(),
+                    stage.predictions.len(),
+                    stage.known_wrong.len()
+                )
+            } else {
+                problems.join("; ")
+            };
+            self.check(
+                Some(stage.number),
+                "has hints and well-formed predictions",
+                ok,
+                detail,
+            );
+        }
+    }
+
+    fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
+        let file = self.state.observations_file("verify")?;
+        let run = build_and_run(
+            &self.cargo,
+            targets,
+            &file,
+            self.timeout,
+            &mut self.spinner,
+            what,
+        );
+        let _ = std::fs::remove_file(&file);
+        run
+    }
+
+    fn stage(&mut self, stage: &Stage) -> Result<(), Error> {
+        let n = stage.number;
+        let solution = self.run(
+            Targets::Test {
+                package: &stage.solution,
+                target: &stage.test,
+            },
+            &format!("stage {n}: {}", stage.solution),
+        )?;
+        let ok = solution.state == RunState::Passed;
+        let detail = if ok {
+            format!(
+                "{} tests pass ({:.1} s)",
+                solution.tests.len(),
+                solution.run_time.as_secs_f64()
+            )
+        } else {
+            why_not_passing(&solution)
+        };
+        self.check(
+            Some(n),
+            &format!("solution {} passes", stage.solution),
+            ok,
+            detail,
+        );
+
+        let exercise = self.run(
+            Targets::Test {
+                package: &stage.exercise,
+                target: &stage.test,
+            },
+            &format!("stage {n}: {}", stage.exercise),
+        )?;
+        let (ok, mut detail) = fails_as_intended(&exercise);
+        if ok && detail.is_empty() {
+            detail = "fails".to_owned();
+        }
+        if !ok && self.edited(stage) {
+            detail.push_str(&format!(
+                " (note: {} has local changes; verify checks the working copy)",
+                stage.edit.join(", ")
+            ));
+        }
+        self.check(
+            Some(n),
+            &format!(
+                "untouched exercise {} fails for the intended reason",
+                stage.exercise
+            ),
+            ok,
+            detail,
+        );
+
+        for wrong in &stage.known_wrong {
+            let run = self.run(
+                Targets::Test {
+                    package: &wrong.package,
+                    target: stage.test_of(wrong),
+                },
+                &format!("stage {n}: {}", wrong.package),
+            )?;
+            let (mut ok, mut detail) = fails_as_intended(&run);
+            let mut misses = Vec::new();
+            if ok {
+                for name in &wrong.catches {
+                    if !run.has_test(name) {
+                        misses.push(format!("there is no test `{name}`"));
+                    } else if !run.caught_by(name) {
+                        misses.push(format!("`{name}` passes, so it does not catch it"));
+                    }
+                }
+                if wrong.catches.is_empty() {
+                    misses.push("it names no test in `catches`".to_owned());
+                }
+                if !misses.is_empty() {
+                    ok = false;
+                    detail = misses.join("; ");
+                } else {
+                    detail = format!("caught by {}", wrong.catches.join(", "));
+                }
+            }
+            self.check(
+                Some(n),
+                &format!("known-wrong {} is rejected", wrong.package),
+                ok,
+                detail,
+            );
+        }
+
+        for p in &stage.predictions {
+            let (source, observations) = match p.observed_by.as_deref() {
+                None => (stage.solution.clone(), solution.observations.clone()),
+                Some(pkg) => {
+                    if !self.package_runs.contains_key(pkg) {
+                        let run = self.run(Targets::Package(pkg), &format!("stage {n}: {pkg}"))?;
+                        self.package_runs.insert(pkg.to_owned(), run);
+                    }
+                    let run = &self.package_runs[pkg];
+                    (pkg.to_owned(), run.observations.clone())
+                }
+            };
+            let scenario = p.verify_scenario();
+            let figures = observations.figures(scenario, &p.metric);
+            let shown = figures
+                .iter()
+                .map(figure_text)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (ok, detail) = match p.observed(&figures) {
+                Observed::Nothing => (
+                    false,
+                    format!("{source} recorded no `{scenario}` (harness::observe)"),
+                ),
+                Observed::NoChoice if !observations.has_metric(scenario, &p.metric) => (
+                    false,
+                    format!(
+                        "{source} recorded {scenario}, but no `{}` in it (a missing count is 0, \
+                         which matches none of the choices)",
+                        p.metric
+                    ),
+                ),
+                Observed::NoChoice => (
+                    false,
+                    format!(
+                        "{source} recorded {}={shown} in {scenario}, which matches none of the choices",
+                        p.metric
+                    ),
+                ),
+                Observed::Choice(i) if p.choices[i].label == p.answer => (
+                    true,
+                    format!(
+                        "{source} recorded {}={shown} in {scenario}, as the key says",
+                        p.metric
+                    ),
+                ),
+                Observed::Choice(i) => (
+                    false,
+                    format!(
+                        "the key says {:?}, but {source} recorded {}={shown} in {scenario}, which is {:?}",
+                        p.answer, p.metric, p.choices[i].label
+                    ),
+                ),
+            };
+            self.check(
+                Some(n),
+                &format!("prediction {} matches what happens", p.id),
+                ok,
+                detail,
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether the stage's edit files differ from git's HEAD.
+    fn edited(&self, stage: &Stage) -> bool {
+        if stage.edit.is_empty() {
+            return false;
+        }
+        Command::new("git")
+            .args(["diff", "--quiet", "HEAD", "--"])
+            .args(&stage.edit)
+            .current_dir(&self.wb.root)
+            .status()
+            .is_ok_and(|s| s.code() == Some(1))
+    }
+
+    fn lints(&mut self) -> Result<(), Error> {
+        self.spinner.phase("cargo fmt --all --check");
+        let (ok, text) = cargo::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
+        let detail = if ok {
+            String::new()
+        } else {
+            let files: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("Diff in "))
+                .collect();
+            if files.is_empty() {
+                text.trim().to_owned()
+            } else {
+                let root = format!("{}/", self.wb.root.display());
+                let files: Vec<&str> = files
+                    .iter()
+                    .map(|f| f.strip_prefix(root.as_str()).unwrap_or(f))
+                    .map(|f| f.trim_end_matches(':'))
+                    .collect();
+                format!(
+                    "not formatted: {} (run `cargo fmt --all`)",
+                    files.join(", ")
+                )
+            }
+        };
+        self.check(None, "cargo fmt --all --check", ok, detail);
+
+        self.spinner
+            .phase("cargo clippy --workspace --all-targets -- -D warnings");
+        let (ok, text) = cargo::output(self.cargo.command(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--color",
+            "never",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+        let detail = if ok {
+            String::new()
+        } else {
+            let lines: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with("error") || l.trim_start().starts_with("--> "))
+                .take(12)
+                .collect();
+            lines.join("\n")
+        };
+        self.check(
+            None,
+            "cargo clippy --workspace --all-targets -- -D warnings",
+            ok,
+            detail,
+        );
+        Ok(())
+    }
+}
+
+/// A failing run that failed the way an exercise should: it compiled, ran to
+/// its end and at least one test failed, with a real server behind it.
+fn fails_as_intended(run: &PackageRun) -> (bool, String) {
+    match &run.state {
+        RunState::CompileError => {
+            let packages: Vec<&str> = run
+                .build
+                .errors
+                .iter()
+                .map(|e| e.package.as_str())
+                .collect();
+            let first = run
+                .build
+                .errors
+                .first()
+                .and_then(|e| e.rendered.lines().next())
+                .unwrap_or("");
+            (
+                false,
+                format!("does not compile ({}): {first}", packages.join(", ")),
+            )
+        }
+        RunState::NotBuilt(why) => (false, format!("was not built: {why}")),
+        RunState::TimedOut(bound) => (
+            false,
+            format!("hangs: still running after {} s", bound.as_secs()),
+        ),
+        RunState::Crashed(why) => (false, why.clone()),
+        RunState::NoTests => (false, "holds no test".to_owned()),
+        RunState::Passed => (false, "passes every test, so it teaches nothing".to_owned()),
+        RunState::Failed => {
+            let failed: Vec<_> = run.failed().collect();
+            let no_server = failed.iter().any(|t| {
+                t.failure
+                    .as_ref()
+                    .is_some_and(|f| f.message.contains("No PostgreSQL server for the tests"))
+            });
+            if no_server {
+                return (
+                    false,
+                    "fails because no PostgreSQL server could be had (see `just doctor`)"
+                        .to_owned(),
+                );
+            }
+            let example = failed
+                .first()
+                .map(|t| {
+                    let message = t
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.message.lines().next())
+                        .unwrap_or("");
+                    format!(", e.g. {}: {message}", t.name)
+                })
+                .unwrap_or_default();
+            (
+                true,
+                format!(
+                    "{} of {} tests fail{example}",
+                    run.count(TestStatus::Failed),
+                    run.tests.len()
+                ),
+            )
+        }
+    }
+}
+
+fn why_not_passing(run: &PackageRun) -> String {
+    match &run.state {
+        RunState::Failed => {
+            let failed: Vec<String> = run
+                .failed()
+                .map(|t| {
+                    let message = t
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.message.lines().next())
+                        .unwrap_or("");
+                    format!("{}: {message}", t.name)
+                })
+                .collect();
+            format!(
+                "{} of {} tests fail: {}",
+                failed.len(),
+                run.tests.len(),
+                failed.join("; ")
+            )
+        }
+        _ => fails_as_intended(run).1,
+    }
+}
+
+fn summary(checks: &[Check], elapsed: Duration) {
+    ui::heading("Summary");
+    let mut table = ui::table(["stage", "check", "result", "why"]);
+    ui::at_least(&mut table, 3, 40);
+    for c in checks {
+        table.add_row([
+            c.stage
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "–".to_owned()),
+            c.what.clone(),
+            if c.ok { "✔ ok" } else { "✘ FAILED" }.to_owned(),
+            if c.ok {
+                String::new()
+            } else {
+                c.detail.clone()
+            },
+        ]);
+    }
+    println!("{table}");
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    let passed = checks.len() - failed;
+    ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));
+    // The plain closing line CI logs are read for.
+    println!("verify: {passed} passed, {failed} failed");
+}

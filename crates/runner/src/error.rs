@@ -1,0 +1,53 @@
+//! What can stop a command before it has anything to report.
+
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+
+    #[error("{} is not a valid stages file: {source}", path.display())]
+    StagesToml {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+
+    #[error("{} holds invalid JSON ({source}); delete it to start afresh", path.display())]
+    StateJson {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+
+    #[error(
+        "no workbook found from {}: no stages.toml beside a Cargo.toml here or above \
+         (run from the workbook's folder, or pass --root DIR / set WORKBOOK_ROOT)",
+        .0.display()
+    )]
+    NoRoot(PathBuf),
+
+    #[error("there is no stage {number}: {}", available)]
+    NoStage { number: u32, available: String },
+
+    #[error("could not run `{program}`: {source}")]
+    Spawn { program: String, source: io::Error },
+
+    #[error("`{command}` failed: {detail}")]
+    Command { command: String, detail: String },
+
+    #[error("the prompt failed: {0}")]
+    Prompt(dialoguer::Error),
+
+    #[error("interrupted")]
+    Interrupted,
+
+    #[error("{what} needs a confirmation, and nobody can answer (no terminal): run it with --yes")]
+    NeedsConfirmation { what: String },
+
+    #[error("cannot start a tokio runtime: {0}")]
+    Runtime(io::Error),
+}

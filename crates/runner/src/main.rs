@@ -1,0 +1,157 @@
+//! `workbook`: the learner's runner. `just stage N` (or `cargo workbook stage N`)
+//! asks for predictions, runs stage N's tests against the learner's exercise,
+//! and shows what really happened beside what was predicted.
+
+mod cargo;
+mod commands;
+mod error;
+mod libtest;
+mod observations;
+mod run;
+mod stages;
+mod state;
+mod ui;
+mod workbook;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use crate::commands::stage::StageOptions;
+use crate::error::Error;
+use crate::workbook::{Locations, Workbook};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "workbook",
+    version,
+    about = "The Idempotency Workbook's runner: predict, run a stage's tests, compare.",
+    after_help = "Through just: `just stage 1`; without just: `cargo workbook stage 1`."
+)]
+struct Cli {
+    /// The workbook's root (where stages.toml and the workspace's Cargo.toml are).
+    #[arg(long, global = true, env = "WORKBOOK_ROOT", value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// The stages file [default: ROOT/stages.toml].
+    #[arg(long, global = true, env = "WORKBOOK_STAGES", value_name = "FILE")]
+    stages: Option<PathBuf>,
+    /// Where answers, hints and progress are kept [default: ROOT/.workbook].
+    #[arg(long, global = true, env = "WORKBOOK_STATE", value_name = "DIR")]
+    state: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Predict, then run stage N's tests against your exercise.
+    Stage {
+        number: u32,
+        /// Do not ask the prediction questions.
+        #[arg(long)]
+        no_predict: bool,
+        /// Stop the tests after this many seconds, and call it a hang.
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
+    /// Show stage N's next hint (one more each time).
+    Hint { number: u32 },
+    /// Rerun stage N whenever a file of its exercise changes (Enter reruns now).
+    Watch {
+        number: u32,
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
+    /// Stages done, predictions right or wrong, hints used.
+    Progress,
+    /// Restore stage N's files as committed and forget its answers and hints.
+    Reset {
+        number: u32,
+        /// Do not ask for a confirmation.
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Show stage N's model answer (asks first unless the stage is done).
+    Solution {
+        number: u32,
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Which PostgreSQL the tests will use and why; what is missing and the fix.
+    Doctor,
+    /// What CI runs: every stage's solution, exercise, known-wrong variants and
+    /// answer keys, then cargo fmt and clippy.
+    Verify {
+        /// The bound of each test run, in seconds.
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A prompt hides the cursor; Ctrl-C (which the prompt turns into SIGINT) must
+    // not leave the terminal without one. The children (cargo, the tests) get the
+    // same SIGINT from the terminal and stop; the harness's servers clean up after
+    // themselves when their test process goes.
+    let _ = ctrlc::set_handler(|| {
+        let _ = console::Term::stderr().show_cursor();
+        eprintln!();
+        std::process::exit(130);
+    });
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(Error::Interrupted) => {
+            eprintln!();
+            ExitCode::from(130)
+        }
+        Err(e) => {
+            eprintln!("{} {e}", ui::bad("error:"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<bool, Error> {
+    let wb = Workbook::open(&Locations {
+        root: cli.root,
+        stages: cli.stages,
+        state: cli.state,
+    })?;
+    match cli.command {
+        Command::Stage {
+            number,
+            no_predict,
+            timeout,
+        } => {
+            let quiet_reason = if no_predict {
+                Some("--no-predict".to_owned())
+            } else if ui::in_ci() {
+                Some("CI is set".to_owned())
+            } else if !ui::can_ask() {
+                Some("no terminal to answer them".to_owned())
+            } else {
+                None
+            };
+            let options = StageOptions {
+                ask: quiet_reason.is_none(),
+                quiet_reason,
+                timeout: Duration::from_secs(timeout),
+                watching: false,
+            };
+            commands::stage::run(&wb, number, options)
+        }
+        Command::Hint { number } => commands::hint(&wb, number).map(|()| true),
+        Command::Watch { number, timeout } => {
+            commands::watch::run(&wb, number, Duration::from_secs(timeout)).map(|()| true)
+        }
+        Command::Progress => commands::progress(&wb).map(|()| true),
+        Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
+        Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
+        Command::Doctor => commands::doctor::run(&wb),
+        Command::Verify { timeout } => commands::verify::run(&wb, Duration::from_secs(timeout)),
+    }
+}

@@ -1,0 +1,221 @@
+//! What the tests recorded: JSON lines `{"scenario": ..., <fields>}` written by
+//! `harness::observe` to the file named by `WORKBOOK_OBSERVATIONS`.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Default)]
+pub struct Observations {
+    pub lines: Vec<Map<String, Value>>,
+    /// Lines that were not a JSON object with a `scenario`.
+    pub unreadable: usize,
+}
+
+impl Observations {
+    pub fn read(path: &Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        Self::parse(&text)
+    }
+
+    pub fn parse(text: &str) -> Self {
+        let mut observations = Self::default();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(map)) if map.get("scenario").is_some_and(Value::is_string) => {
+                    observations.lines.push(map);
+                }
+                _ => observations.unreadable += 1,
+            }
+        }
+        observations
+    }
+
+    /// Every figure recorded for `scenario` at `metric`. A count missing from a
+    /// recorded object (`replies` without `"201"`: no call ended that way) is 0.
+    /// A scenario may be recorded by several lines of different shapes (an
+    /// `Outcome` and an `observe` of other fields): lines without the metric's
+    /// first field are not about it, unless no line has it (then each is 0).
+    pub fn figures(&self, scenario: &str, metric: &str) -> Vec<Value> {
+        let lines: Vec<&Map<String, Value>> = self
+            .lines
+            .iter()
+            .filter(|line| line.get("scenario").and_then(Value::as_str) == Some(scenario))
+            .collect();
+        let found: Vec<Value> = lines
+            .iter()
+            .filter_map(|line| match lookup(line, metric) {
+                Some(v) => Some(v.clone()),
+                None if has_parent(line, metric) => Some(Value::from(0)),
+                None => None,
+            })
+            .collect();
+        if found.is_empty() {
+            lines.iter().map(|_| Value::from(0)).collect()
+        } else {
+            found
+        }
+    }
+
+    /// The scenarios in the order they were first recorded, each with its lines.
+    pub fn scenarios(&self) -> Vec<(&str, Vec<&Map<String, Value>>)> {
+        let mut out: Vec<(&str, Vec<&Map<String, Value>>)> = Vec::new();
+        for line in &self.lines {
+            let Some(name) = line.get("scenario").and_then(Value::as_str) else {
+                continue;
+            };
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, lines)) => lines.push(line),
+                None => out.push((name, vec![line])),
+            }
+        }
+        out
+    }
+}
+
+impl Observations {
+    /// Whether any line of `scenario` holds `metric` (or its parent object).
+    pub fn has_metric(&self, scenario: &str, metric: &str) -> bool {
+        self.lines
+            .iter()
+            .filter(|line| line.get("scenario").and_then(Value::as_str) == Some(scenario))
+            .any(|line| lookup(line, metric).is_some() || has_parent(line, metric))
+    }
+}
+
+/// `replies.201` is `obj["replies"]["201"]`; a key that itself holds a dot is
+/// found too (the longest key that matches wins).
+pub fn lookup<'a>(obj: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    if let Some(v) = obj.get(path) {
+        return Some(v);
+    }
+    let dots: Vec<usize> = path.match_indices('.').map(|(i, _)| i).collect();
+    for &i in dots.iter().rev() {
+        let (head, rest) = (&path[..i], &path[i + 1..]);
+        if let Some(Value::Object(inner)) = obj.get(head)
+            && let Some(v) = lookup(inner, rest)
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Whether some prefix of `path` names an object in `obj` (`replies` for
+/// `replies.201`): then a missing rest is a count of 0.
+fn has_parent(obj: &Map<String, Value>, path: &str) -> bool {
+    path.match_indices('.')
+        .any(|(i, _)| matches!(obj.get(&path[..i]), Some(Value::Object(_))))
+}
+
+/// One recorded line as the learner reads it: "payments created: 1 · replies: 20 × 201".
+pub fn describe(line: &Map<String, Value>) -> String {
+    // An `Outcome`'s fields in the order of the harness's results table, then the rest.
+    const FIRST: [&str; 4] = ["requests", "payments", "replies", "distinct_bodies"];
+    let rank = |k: &str| FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len());
+    let mut fields: Vec<(&String, &Value)> = line
+        .iter()
+        .filter(|(k, _)| k.as_str() != "scenario")
+        .collect();
+    fields.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
+    fields
+        .into_iter()
+        .map(|(k, v)| format!("{}: {}", field_name(k), field_value(v)))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn field_name(key: &str) -> String {
+    match key {
+        "payments" => "payments created".to_owned(),
+        other => other.replace('_', " "),
+    }
+}
+
+fn field_value(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let mut parts: Vec<(i64, &String, String)> = map
+                .iter()
+                .map(|(k, v)| (v.as_i64().unwrap_or(0), k, crate::stages::figure_text(v)))
+                .collect();
+            // Biggest counts first, as the harness prints them.
+            parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            parts
+                .into_iter()
+                .map(|(_, k, v)| format!("{v} × {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        other => crate::stages::figure_text(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const LINES: &str = r#"{"scenario":"stage2.race","requests":20,"payments":20,"replies":{"201":20},"distinct_bodies":20}
+not json
+{"scenario":"stage2.race","requests":20,"payments":3,"replies":{"201":3,"error: unique violation (23505)":17},"distinct_bodies":3}
+{"scenario":"stage1.same_key_twice","sqlstate":"23505"}
+"#;
+
+    #[test]
+    fn figures_follow_the_metric_path_and_missing_counts_are_zero() {
+        let o = Observations::parse(LINES);
+        assert_eq!(o.unreadable, 1);
+        assert_eq!(o.figures("stage2.race", "payments"), [json!(20), json!(3)]);
+        assert_eq!(
+            o.figures("stage2.race", "replies.201"),
+            [json!(20), json!(3)]
+        );
+        assert_eq!(
+            o.figures("stage2.race", "replies.error: unique violation (23505)"),
+            [json!(0), json!(17)]
+        );
+        assert_eq!(
+            o.figures("stage1.same_key_twice", "sqlstate"),
+            [json!("23505")]
+        );
+        assert!(o.figures("stage9.none", "payments").is_empty());
+        assert_eq!(
+            o.figures("stage1.same_key_twice", "payments"),
+            [json!(0)],
+            "a metric no line has is a count of 0"
+        );
+    }
+
+    #[test]
+    fn lines_of_another_shape_do_not_count() {
+        let o = Observations::parse(
+            r#"{"scenario":"s","requests":2,"payments":1,"replies":{"201":2}}
+{"scenario":"s","first":201,"second":"replayed"}
+"#,
+        );
+        assert_eq!(o.figures("s", "second"), [json!("replayed")]);
+        assert_eq!(o.figures("s", "payments"), [json!(1)]);
+        assert_eq!(o.figures("s", "replies.422"), [json!(0)]);
+    }
+
+    #[test]
+    fn a_key_with_a_dot_is_found() {
+        let line = json!({"scenario": "s", "replies": {"error: x.y": 2}});
+        let Value::Object(map) = line else {
+            panic!("an object")
+        };
+        assert_eq!(lookup(&map, "replies.error: x.y"), Some(&json!(2)));
+    }
+
+    #[test]
+    fn lines_read_like_the_results_table() {
+        let o = Observations::parse(LINES);
+        let scenarios = o.scenarios();
+        assert_eq!(scenarios.len(), 2);
+        assert_eq!(
+            describe(scenarios[0].1[1]),
+            "requests: 20 · payments created: 3 · replies: 17 × error: unique violation (23505), 3 × 201 · distinct bodies: 3"
+        );
+    }
+}

@@ -1,0 +1,345 @@
+//! The stage metadata (`stages.toml`): what the runner shows, asks, runs and checks.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::Error;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct StagesFile {
+    #[serde(rename = "stage", default)]
+    pub stages: Vec<Stage>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Stage {
+    pub number: u32,
+    pub title: String,
+    #[serde(default)]
+    pub goal: String,
+    /// The learner's package.
+    pub exercise: String,
+    /// The model answer's package.
+    pub solution: String,
+    /// The `[[test]]` target both packages define.
+    pub test: String,
+    /// The files the learner edits, relative to the workspace root.
+    #[serde(default)]
+    pub edit: Vec<String>,
+    #[serde(default)]
+    pub hints: Vec<String>,
+    #[serde(rename = "prediction", default)]
+    pub predictions: Vec<Prediction>,
+    #[serde(default)]
+    pub known_wrong: Vec<KnownWrong>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Prediction {
+    pub id: String,
+    pub question: String,
+    /// The scenario name the tests record (`harness::observe`).
+    pub observe: String,
+    /// A path into the recorded fields: `replies.201` is `obj["replies"]["201"]`.
+    pub metric: String,
+    /// The label of the right choice.
+    pub answer: String,
+    #[serde(default)]
+    pub choices: Vec<Choice>,
+    /// The package whose whole test run (`cargo test -p PACKAGE`) records the
+    /// figure, instead of the stage's test target (e.g. a solution's extra test
+    /// of the naive version). With `verify_observe`, only `verify` uses it.
+    #[serde(default)]
+    pub observed_by: Option<String>,
+    /// For a prediction about a trap the solution avoids: the scenario `verify`
+    /// checks the answer key against (recorded by `observed_by`), while the
+    /// learner's own run is read at `observe`.
+    #[serde(default)]
+    pub verify_observe: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Choice {
+    pub label: String,
+    #[serde(default)]
+    pub equals: Option<toml::Value>,
+    #[serde(default)]
+    pub min: Option<toml::Value>,
+    #[serde(default)]
+    pub max: Option<toml::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct KnownWrong {
+    pub package: String,
+    /// The tests that must fail for this package.
+    #[serde(default)]
+    pub catches: Vec<String>,
+    /// The test target, when it is not the stage's.
+    #[serde(default)]
+    pub test: Option<String>,
+}
+
+pub fn load(path: &Path) -> Result<Vec<Stage>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse(&text).map_err(|source| Error::StagesToml {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+pub fn parse(text: &str) -> Result<Vec<Stage>, toml::de::Error> {
+    let file: StagesFile = toml::from_str(text)?;
+    let mut stages = file.stages;
+    stages.sort_by_key(|s| s.number);
+    Ok(stages)
+}
+
+impl Stage {
+    /// The goal as one paragraph: TOML line continuations already joined it.
+    pub fn goal_text(&self) -> String {
+        self.goal.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The test target of a known-wrong package.
+    pub fn test_of<'a>(&'a self, wrong: &'a KnownWrong) -> &'a str {
+        wrong.test.as_deref().unwrap_or(&self.test)
+    }
+
+    /// Problems with the metadata itself, each in one line.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.hints.iter().all(|h| h.trim().is_empty()) {
+            problems.push("has no hints".to_owned());
+        }
+        if self.predictions.is_empty() {
+            problems.push("has no prediction questions".to_owned());
+        }
+        if self.exercise == self.solution {
+            problems.push("its exercise and solution are the same package".to_owned());
+        }
+        let mut ids = BTreeSet::new();
+        for p in &self.predictions {
+            if !ids.insert(p.id.as_str()) {
+                problems.push(format!("prediction id {:?} is used twice", p.id));
+            }
+            if p.choices.is_empty() {
+                problems.push(format!("prediction {:?} has no choices", p.id));
+            }
+            if p.choice_index(&p.answer).is_none() {
+                problems.push(format!(
+                    "prediction {:?}: its answer {:?} is not one of its choices",
+                    p.id, p.answer
+                ));
+            }
+            for c in &p.choices {
+                if c.equals.is_none() && c.min.is_none() && c.max.is_none() {
+                    problems.push(format!(
+                        "prediction {:?}: choice {:?} has neither `equals` nor `min`/`max`",
+                        p.id, c.label
+                    ));
+                }
+            }
+        }
+        problems
+    }
+}
+
+/// What a test run showed for one prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Observed {
+    /// No recorded line for the scenario: its test did not get that far.
+    Nothing,
+    /// Every figure matches this choice.
+    Choice(usize),
+    /// The figures match no single choice.
+    NoChoice,
+}
+
+impl Prediction {
+    /// The package whose run gives the learner's figure, when not the exercise's.
+    pub fn learner_source(&self) -> Option<&str> {
+        match self.verify_observe {
+            Some(_) => None,
+            None => self.observed_by.as_deref(),
+        }
+    }
+
+    /// The scenario `verify` checks the answer key against.
+    pub fn verify_scenario(&self) -> &str {
+        self.verify_observe.as_deref().unwrap_or(&self.observe)
+    }
+
+    pub fn choice_index(&self, label: &str) -> Option<usize> {
+        self.choices.iter().position(|c| c.label == label)
+    }
+
+    /// The choice every figure matches.
+    pub fn observed(&self, figures: &[Value]) -> Observed {
+        if figures.is_empty() {
+            return Observed::Nothing;
+        }
+        self.choices
+            .iter()
+            .position(|c| figures.iter().all(|f| c.matches(f)))
+            .map_or(Observed::NoChoice, Observed::Choice)
+    }
+}
+
+impl Choice {
+    pub fn matches(&self, figure: &Value) -> bool {
+        if let Some(expected) = &self.equals
+            && !equals(expected, figure)
+        {
+            return false;
+        }
+        if self.min.is_none() && self.max.is_none() {
+            return self.equals.is_some();
+        }
+        let Some(x) = number(figure) else {
+            return false;
+        };
+        let above = self
+            .min
+            .as_ref()
+            .and_then(toml_number)
+            .is_none_or(|m| x >= m);
+        let below = self
+            .max
+            .as_ref()
+            .and_then(toml_number)
+            .is_none_or(|m| x <= m);
+        above && below
+    }
+}
+
+fn toml_number(v: &toml::Value) -> Option<f64> {
+    match v {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Bool(_) | Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+fn equals(expected: &toml::Value, figure: &Value) -> bool {
+    if let (Some(a), Some(b)) = (toml_number(expected), number(figure))
+        && !matches!(expected, toml::Value::String(_))
+    {
+        return a == b;
+    }
+    let expected = match expected {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    figure_text(figure) == expected
+}
+
+/// A figure as the learner reads it.
+pub fn figure_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ONE: &str = r#"
+[[stage]]
+number = 1
+title = "T"
+goal = "G"
+exercise = "e"
+solution = "s"
+test = "t"
+hints = ["h"]
+
+[[stage.prediction]]
+id = "p"
+question = "Q?"
+observe = "stage1.x"
+metric = "payments"
+answer = "one"
+choices = [
+    { label = "none", equals = 0 },
+    { label = "one", equals = 1 },
+    { label = "several", min = 2, max = 20 },
+]
+
+[[stage.known_wrong]]
+package = "w"
+catches = ["a", "b"]
+"#;
+
+    #[test]
+    fn a_stage_parses_with_its_predictions_and_known_wrong_packages() {
+        let stages = parse(ONE).expect("parses");
+        assert_eq!(stages.len(), 1);
+        let stage = &stages[0];
+        assert_eq!(stage.predictions[0].choices.len(), 3);
+        assert_eq!(stage.known_wrong[0].catches, ["a", "b"]);
+        assert!(stage.problems().is_empty(), "{:?}", stage.problems());
+    }
+
+    #[test]
+    fn figures_match_choices_by_value_or_range() {
+        let stages = parse(ONE).expect("parses");
+        let p = &stages[0].predictions[0];
+        assert_eq!(p.observed(&[json!(1)]), Observed::Choice(1));
+        assert_eq!(p.observed(&[json!(0)]), Observed::Choice(0));
+        assert_eq!(p.observed(&[json!(7), json!(20)]), Observed::Choice(2));
+        assert_eq!(p.observed(&[json!(1), json!(20)]), Observed::NoChoice);
+        assert_eq!(p.observed(&[json!(21)]), Observed::NoChoice);
+        assert_eq!(p.observed(&[]), Observed::Nothing);
+    }
+
+    #[test]
+    fn string_figures_match_string_values() {
+        let choice = Choice {
+            label: "x".into(),
+            equals: Some(toml::Value::String("23505".into())),
+            min: None,
+            max: None,
+        };
+        assert!(choice.matches(&json!("23505")));
+        assert!(!choice.matches(&json!("none")));
+        let number = Choice {
+            equals: Some(toml::Value::Integer(23505)),
+            ..choice
+        };
+        assert!(number.matches(&json!(23505)));
+        assert!(number.matches(&json!("23505")));
+    }
+
+    #[test]
+    fn a_wrong_answer_key_is_a_problem() {
+        let text = ONE.replace("answer = \"one\"", "answer = \"two\"");
+        let stages = parse(&text).expect("parses");
+        let problems = stages[0].problems();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("not one of its choices")),
+            "{problems:?}"
+        );
+    }
+}

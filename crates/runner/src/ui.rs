@@ -1,0 +1,208 @@
+//! The terminal: is anyone there, how wide it is, spinners, tables and prompts.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use comfy_table::{
+    ColumnConstraint, ContentArrangement, Table, Width, presets::UTF8_FULL_CONDENSED,
+};
+use console::{Term, style};
+use dialoguer::theme::ColorfulTheme;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::error::Error;
+
+/// CI=true (or any value but "", "0" and "false").
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// Someone can answer a prompt: stdin is a terminal and this is not CI.
+pub fn can_ask() -> bool {
+    std::io::stdin().is_terminal() && Term::stderr().is_term() && !in_ci()
+}
+
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+/// The width to lay text out in: `COLUMNS`, the terminal's, or 100 columns.
+pub fn width() -> u16 {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .or_else(|| Term::stdout().size_checked().map(|(_, cols)| cols))
+        .unwrap_or(100)
+        .clamp(40, 400)
+}
+
+pub fn table<const N: usize>(header: [&str; N]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width())
+        .set_header(header);
+    table
+}
+
+/// Gives column `index` at least `percent` of the table's width.
+pub fn at_least(table: &mut Table, index: usize, percent: u16) {
+    if let Some(column) = table.column_mut(index) {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Percentage(percent)));
+    }
+}
+
+/// Wraps `text` at word boundaries, indenting every line by `indent`.
+pub fn wrap(text: &str, indent: usize) -> String {
+    let width = usize::from(width()).saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    let mut out = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        for word in paragraph.split_whitespace() {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+                out.push(format!("{pad}{line}"));
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push(format!("{pad}{line}"));
+    }
+    out.join("\n")
+}
+
+pub fn heading(text: &str) {
+    println!("\n{}", style(text).bold());
+}
+
+pub fn note(text: &str) {
+    println!("{}", style(text).dim());
+}
+
+pub fn good(text: &str) -> String {
+    style(text).green().bold().to_string()
+}
+
+pub fn bad(text: &str) -> String {
+    style(text).red().bold().to_string()
+}
+
+pub fn warn(text: &str) -> String {
+    style(text).yellow().bold().to_string()
+}
+
+/// A spinner on a terminal; plain status lines (on stderr) elsewhere.
+pub struct Spinner {
+    bar: Option<ProgressBar>,
+    phase: String,
+}
+
+impl Spinner {
+    /// Starts with no phase; `phase` says what is going on.
+    pub fn new() -> Self {
+        let bar = Term::stderr().is_term().then(|| {
+            let bar = ProgressBar::new_spinner();
+            if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed:.dim}") {
+                bar.set_style(s);
+            }
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        Self {
+            bar,
+            phase: String::new(),
+        }
+    }
+
+    fn phase_line(&self, phase: &str) {
+        match &self.bar {
+            Some(bar) => bar.set_message(phase.to_owned()),
+            None => eprintln!("{phase}"),
+        }
+    }
+
+    /// A new phase: printed even without a terminal.
+    pub fn phase(&mut self, phase: &str) {
+        if phase != self.phase {
+            self.phase_line(phase);
+            self.phase = phase.to_owned();
+        }
+    }
+
+    /// A detail of the current phase: only a terminal shows it.
+    pub fn detail(&self, detail: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{}: {detail}", self.phase));
+        }
+    }
+
+    /// A line on stdout that the spinner does not garble.
+    pub fn println(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| println!("{line}")),
+            None => println!("{line}"),
+        }
+    }
+
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A prompt's result; the cursor it hid is shown again whatever happened, and
+/// Ctrl-C is an interruption, not an error.
+fn answered<T>(result: dialoguer::Result<T>) -> Result<T, Error> {
+    result.map_err(|e| {
+        let _ = Term::stderr().show_cursor();
+        match e {
+            dialoguer::Error::IO(io) if io.kind() == std::io::ErrorKind::Interrupted => {
+                Error::Interrupted
+            }
+            other => Error::Prompt(other),
+        }
+    })
+}
+
+/// Asks a yes/no question (default no); refuses without a terminal.
+pub fn confirm(question: &str, what: &str) -> Result<bool, Error> {
+    if !can_ask() {
+        return Err(Error::NeedsConfirmation {
+            what: what.to_owned(),
+        });
+    }
+    answered(
+        dialoguer::Confirm::with_theme(&ColorfulTheme::default())
+            .with_prompt(question)
+            .default(false)
+            .interact_on(&Term::stderr()),
+    )
+}
+
+/// A multiple-choice question: the index of the answer.
+pub fn select(question: &str, choices: &[String]) -> Result<usize, Error> {
+    answered(
+        dialoguer::Select::with_theme(&ColorfulTheme::default())
+            .with_prompt(question)
+            .items(choices)
+            .default(0)
+            .interact_on(&Term::stderr()),
+    )
+}
+
+/// An optional one-line answer.
+pub fn line(prompt: &str) -> Result<Option<String>, Error> {
+    let text: String = answered(
+        dialoguer::Input::with_theme(&ColorfulTheme::default())
+            .with_prompt(prompt)
+            .allow_empty(true)
+            .interact_text_on(&Term::stderr()),
+    )?;
+    let text = text.trim();
+    Ok((!text.is_empty()).then(|| text.to_owned()))
+}

@@ -1,0 +1,634 @@
+//! The runner's command line, run against small fixture workbooks
+//! (`tests/fixtures/`): one stage of each kind (passes, fails, hangs, does not
+//! compile), and a sound workbook for `verify`. The fixtures are workspaces of
+//! their own, without dependencies; they build into `target/tmp/runner-fixtures`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// An empty directory of this test's own.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("runner-tests")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the scratch directory is created");
+    dir
+}
+
+/// A copy of a fixture, for tests that change files.
+fn copy_of(name: &str, test: &str) -> PathBuf {
+    let to = scratch(test).join(name);
+    copy_dir(&fixture(name), &to);
+    to
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("the copy's directory is created");
+    for entry in std::fs::read_dir(from).expect("the fixture is readable") {
+        let entry = entry.expect("the fixture is readable");
+        let path = entry.path();
+        if entry.file_name() == "target" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("the file is copied");
+        }
+    }
+}
+
+fn workbook(root: &Path, state: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_workbook"));
+    with_env(&mut command, root, state);
+    command
+}
+
+/// The fixture's root and a state directory of the test's own; nothing from
+/// the environment the tests run in.
+fn with_env(command: &mut Command, root: &Path, state: &Path) {
+    command
+        .env("WORKBOOK_ROOT", root)
+        .env("WORKBOOK_STATE", state)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("runner-fixtures"),
+        )
+        .env_remove("WORKBOOK_STAGES")
+        .env_remove("WORKBOOK_OBSERVATIONS")
+        .env_remove("CI")
+        .env("NO_COLOR", "1")
+        // Wide enough that no table wraps a message the tests look for.
+        .env("COLUMNS", "300")
+        .stdin(Stdio::null());
+}
+
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Ran {
+    fn says(&self, text: &str) -> bool {
+        self.stdout.contains(text)
+    }
+}
+
+impl std::fmt::Display for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?} after {:.1} s\n--- stdout\n{}\n--- stderr\n{}",
+            self.code,
+            self.took.as_secs_f64(),
+            self.stdout,
+            self.stderr
+        )
+    }
+}
+
+fn run(command: &mut Command) -> Ran {
+    let started = Instant::now();
+    let out = command.output().expect("the runner starts");
+    Ran {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        took: started.elapsed(),
+    }
+}
+
+fn stage(root: &Path, state: &Path, args: &[&str]) -> Ran {
+    run(workbook(root, state).arg("stage").args(args))
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).expect("the state file exists");
+    serde_json::from_str(&text).expect("the state file is JSON")
+}
+
+#[test]
+fn a_passing_stage_is_marked_done_and_names_the_next_stage() {
+    let state = scratch("passing");
+    let ran = stage(&fixture("workbook"), &state, &["1"]);
+    assert_eq!(ran.code, Some(0), "{ran}");
+    assert!(ran.says("Stage 1 of 4 · A stage that passes"), "{ran}");
+    assert!(ran.says("✔ All 2 tests pass"), "{ran}");
+    assert!(
+        ran.says("fx.one_request"),
+        "the recorded scenario is shown: {ran}"
+    );
+    assert!(ran.says("payments created: 1"), "{ran}");
+    assert!(ran.says("Stage 1 is done."), "{ran}");
+    assert!(ran.says("Next: stage 2 · A stage that fails"), "{ran}");
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(progress["stages"]["1"]["done"], true, "{progress}");
+    assert!(
+        state.join("stage-1/observations.jsonl").is_file(),
+        "the run's observations are kept"
+    );
+}
+
+#[test]
+fn a_failing_stage_shows_the_messages_the_figures_and_the_deadlock_hint() {
+    let state = scratch("failing");
+    // An answer given earlier (as `stage` saves it), judged against this run.
+    std::fs::create_dir_all(state.join("stage-2")).expect("the state directory is created");
+    std::fs::write(
+        state.join("stage-2/answers.json"),
+        r#"{"answers":[{"id":"burst-payments","question":"q","answer":"1","why":"the key","answered_at":0}]}"#,
+    )
+    .expect("the answers are written");
+    let ran = stage(&fixture("workbook"), &state, &["2"]);
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(ran.says("✘ 2 of 3 tests fail"), "{ran}");
+    assert!(
+        ran.says("made 20 payments: the key must be checked"),
+        "the panic message is shown: {ran}"
+    );
+    assert!(!ran.says("panicked at"), "libtest's noise is not: {ran}");
+    assert!(!ran.says("RUST_BACKTRACE"), "{ran}");
+    assert!(ran.says("deadlock?"), "{ran}");
+    assert!(ran.says("`just hint 2`"), "{ran}");
+    assert!(ran.says("payments created: 20"), "{ran}");
+    assert!(
+        ran.says("✘ wrong"),
+        "the saved prediction (1) is judged against 20: {ran}"
+    );
+    assert!(
+        ran.says("(not asked)"),
+        "the other prediction had no answer: {ran}"
+    );
+    assert!(ran.says("because: the key"), "{ran}");
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(progress["stages"]["2"]["done"], false, "{progress}");
+    assert_eq!(
+        progress["stages"]["2"]["predictions"]["burst-payments"]["right"], false,
+        "{progress}"
+    );
+}
+
+/// Processes whose environment holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let needle = format!("WORKBOOK_TEST_MARKER={marker}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read(e.path().join("environ"))
+                .map(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_hanging_stage_is_stopped_at_the_timeout_and_called_a_hang() {
+    let state = scratch("hanging");
+    let marker = format!("hang-{}", std::process::id());
+    let ran = run(workbook(&fixture("workbook"), &state)
+        .env("WORKBOOK_TEST_MARKER", &marker)
+        .args(["stage", "3", "--timeout", "3"]));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says("did not finish within 3 s, so they were stopped: that is a hang"),
+        "{ran}"
+    );
+    assert!(ran.says("Still running: waits_for_the_lock"), "{ran}");
+    assert!(ran.says("✔ pass"), "the quick test still counts: {ran}");
+    assert!(
+        ran.took < Duration::from_secs(60),
+        "the bound holds (build included): {ran}"
+    );
+    let left = processes_with(&marker);
+    assert!(
+        left.is_empty(),
+        "the hanging test process is gone: {left:?}"
+    );
+}
+
+#[test]
+fn a_stage_that_does_not_compile_shows_the_compiler_error_briefly() {
+    let state = scratch("broken");
+    let ran = stage(&fixture("workbook"), &state, &["4"]);
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says("fx-broken-exercise does not compile yet (1 error)"),
+        "{ran}"
+    );
+    assert!(ran.says("error[E0308]: mismatched types"), "{ran}");
+    assert!(ran.says("stages/broken-exercise/src/lib.rs:2:5"), "{ran}");
+    assert!(
+        !ran.says("Tests"),
+        "no test table for code that does not build: {ran}"
+    );
+}
+
+#[test]
+fn stage_never_waits_for_input_without_a_terminal() {
+    let state = scratch("no-terminal");
+    let mut child = workbook(&fixture("workbook"), &state)
+        .args(["stage", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the runner starts");
+    // Keep stdin open and silent: a prompt would wait forever.
+    let stdin = child.stdin.take();
+    let out = wait_bounded(child, Duration::from_secs(120));
+    drop(stdin);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("Predictions not asked: no terminal to answer them"),
+        "{stdout}"
+    );
+    assert!(!state.join("stage-1/answers.json").exists());
+}
+
+fn wait_bounded(mut child: Child, bound: Duration) -> std::process::Output {
+    let deadline = Instant::now() + bound;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                panic!("the runner did not finish within {bound:?}: it waits for input");
+            }
+        }
+    }
+    child.wait_with_output().expect("the output is read")
+}
+
+#[test]
+fn predictions_are_asked_on_a_terminal_and_saved() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` (a pseudo-terminal) is not installed");
+        return;
+    }
+    let state = scratch("terminal");
+    // `script` runs the runner on a pseudo-terminal fed from our stdin.
+    let mut script = Command::new("script");
+    with_env(&mut script, &fixture("workbook"), &state);
+    let mut child_process = script
+        .args([
+            "-qec",
+            &format!("{} stage 1", env!("CARGO_BIN_EXE_workbook")),
+        ])
+        .arg("/dev/null")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script starts");
+    let mut stdin = child_process.stdin.take().expect("stdin is piped");
+    let keys = std::thread::spawn(move || {
+        // Down to the second choice ("1"), Enter; then the "why", Enter.
+        for (pause, keys) in [(1500, "\x1b[B"), (400, "\r"), (400, "one request\r")] {
+            std::thread::sleep(Duration::from_millis(pause));
+            let _ = stdin.write_all(keys.as_bytes());
+            let _ = stdin.flush();
+        }
+        std::thread::sleep(Duration::from_secs(60));
+        drop(stdin);
+    });
+    let out = wait_bounded(child_process, Duration::from_secs(120));
+    drop(keys);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let answers = read_json(&state.join("stage-1/answers.json"));
+    assert_eq!(answers["answers"][0]["answer"], "1", "{stdout}");
+    assert_eq!(answers["answers"][0]["why"], "one request", "{stdout}");
+    assert!(stdout.contains("✔ right"), "{stdout}");
+}
+
+#[test]
+fn ci_never_asks_even_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` (a pseudo-terminal) is not installed");
+        return;
+    }
+    let state = scratch("ci-terminal");
+    let mut script = Command::new("script");
+    with_env(&mut script, &fixture("workbook"), &state);
+    let child = script
+        .env("CI", "true")
+        .args([
+            "-qec",
+            &format!("{} stage 1", env!("CARGO_BIN_EXE_workbook")),
+        ])
+        .arg("/dev/null")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script starts");
+    let out = wait_bounded(child, Duration::from_secs(120));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Predictions not asked: CI is set"),
+        "{stdout}"
+    );
+    assert!(!state.join("stage-1/answers.json").exists());
+}
+
+#[test]
+fn hints_come_one_at_a_time_and_the_position_is_remembered() {
+    let state = scratch("hints");
+    let root = fixture("workbook");
+    let first = run(workbook(&root, &state).args(["hint", "2"]));
+    assert!(first.says("Hint 1 of 2 for stage 2"), "{first}");
+    assert!(first.says("Pay once per key."), "{first}");
+    let second = run(workbook(&root, &state).args(["hint", "2"]));
+    assert!(second.says("Hint 2 of 2"), "{second}");
+    assert!(second.says("Give the connection back."), "{second}");
+    assert!(second.says("That was the last hint"), "{second}");
+    let third = run(workbook(&root, &state).args(["hint", "2"]));
+    assert!(
+        third.says("That was every hint of stage 2 (2 in all)"),
+        "{third}"
+    );
+    assert!(third.says("1. Pay once per key."), "{third}");
+    let other = run(workbook(&root, &state).args(["hint", "1"]));
+    assert!(
+        other.says("Hint 1 of 2 for stage 1"),
+        "each stage counts apart: {other}"
+    );
+}
+
+#[test]
+fn progress_shows_stages_done_predictions_and_hints() {
+    let state = scratch("progress");
+    let root = fixture("workbook");
+    std::fs::create_dir_all(state.join("stage-1")).expect("the state directory is created");
+    std::fs::write(
+        state.join("stage-1/answers.json"),
+        r#"{"answers":[{"id":"payments","question":"q","answer":"1","answered_at":0}]}"#,
+    )
+    .expect("the answers are written");
+    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    run(workbook(&root, &state).args(["hint", "3"]));
+    let ran = run(workbook(&root, &state).arg("progress"));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    assert!(ran.says("✔ done"), "{ran}");
+    assert!(ran.says("1 of 1 right"), "{ran}");
+    assert!(ran.says("1 of 1"), "stage 3's hint: {ran}");
+    assert!(ran.says("not started"), "{ran}");
+    assert!(ran.says("Next: stage 2 · A stage that fails"), "{ran}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn reset_asks_first_then_restores_the_files_and_forgets_the_stage() {
+    let root = copy_of("workbook", "reset");
+    let state = root.join(".workbook");
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "fixture"]);
+    let lib = root.join("stages/fail-exercise/src/lib.rs");
+    let original = std::fs::read_to_string(&lib).expect("the exercise is readable");
+    std::fs::write(&lib, "// the learner's attempt\n").expect("the exercise is edited");
+    run(workbook(&root, &state).args(["hint", "2"]));
+    assert!(state.join("stage-2/hints.json").is_file());
+
+    // Piped input is no terminal: no confirmation can be given, nothing changes.
+    let mut child = workbook(&root, &state)
+        .args(["reset", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the runner starts");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(b"y\n");
+    }
+    let out = wait_bounded(child, Duration::from_secs(30));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("needs a confirmation"), "{stderr}");
+    assert!(stderr.contains("--yes"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&lib).expect("readable"),
+        "// the learner's attempt\n"
+    );
+
+    let ran = run(workbook(&root, &state).args(["reset", "2", "--yes"]));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    assert!(ran.says("restored"), "{ran}");
+    assert_eq!(std::fs::read_to_string(&lib).expect("readable"), original);
+    assert!(
+        !state.join("stage-2").exists(),
+        "the stage's leftovers are gone"
+    );
+}
+
+#[test]
+fn the_solution_is_shown_once_the_stage_passes_or_with_yes() {
+    let state = scratch("solution");
+    let root = fixture("workbook");
+    let refused = run(workbook(&root, &state).args(["solution", "2"]));
+    assert_eq!(refused.code, Some(2), "{refused}");
+    assert!(refused.stderr.contains("needs a confirmation"), "{refused}");
+    assert!(!refused.says("requests.min(1)"), "{refused}");
+
+    let forced = run(workbook(&root, &state).args(["solution", "2", "--yes"]));
+    assert_eq!(forced.code, Some(0), "{forced}");
+    assert!(
+        forced.says("── stages/fail-solution/src/lib.rs ──"),
+        "{forced}"
+    );
+    assert!(forced.says("requests.min(1)"), "{forced}");
+
+    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    let earned = run(workbook(&root, &state).args(["solution", "1"]));
+    assert_eq!(earned.code, Some(0), "{earned}");
+    assert!(
+        earned.says("── stages/pass-solution/src/lib.rs ──"),
+        "{earned}"
+    );
+}
+
+#[test]
+fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
+    let root = copy_of("workbook", "watch");
+    let state = root.join(".workbook");
+    let mut child = workbook(&root, &state)
+        .args(["watch", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the runner starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for_runs = |runs: usize, seen: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while seen.iter().filter(|l| l.contains("Watching")).count() < runs {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => seen.push(line),
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("no run {runs} within 120 s:\n{}", seen.join("\n"));
+                }
+            }
+        }
+    };
+    wait_for_runs(1, &mut seen);
+    stdin.write_all(b"\n").expect("Enter is sent");
+    wait_for_runs(2, &mut seen);
+    let lib = root.join("stages/pass-exercise/src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).expect("readable");
+    text.push_str("// saved again\n");
+    std::fs::write(&lib, text).expect("the exercise is saved");
+    wait_for_runs(3, &mut seen);
+    stdin.write_all(b"q\n").expect("q is sent");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the runner is there") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("q did not stop watch");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let all = seen.join("\n");
+    assert_eq!(all.matches("✔ All 2 tests pass").count(), 3, "{all}");
+}
+
+#[test]
+fn verify_passes_on_a_sound_workbook() {
+    let state = scratch("verify-sound");
+    let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    assert!(ran.says("verify: 11 passed, 0 failed"), "{ran}");
+    assert!(
+        ran.says("prediction trap matches what happens: fx-race-solution recorded payments=20"),
+        "verify_observe is read in the observed_by run: {ran}"
+    );
+    assert!(
+        ran.says(
+            "prediction naive-payments matches what happens: fx-race-solution recorded payments=20"
+        ),
+        "the observed_by package's whole run gives the figure: {ran}"
+    );
+}
+
+#[test]
+fn verify_fails_and_says_why_when_its_checks_are_broken_on_purpose() {
+    let state = scratch("verify-broken");
+    let root = fixture("verified");
+    let ran = run(workbook(&root, &state)
+        .arg("--stages")
+        .arg(root.join("stages-broken.toml"))
+        .arg("verify"));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    for why in [
+        "has no hints",
+        "its answer \"maybe\" is not one of its choices",
+        "the key says \"20\", but fx-race-solution recorded payments=1 in fx.burst, which is \"1\"",
+        "fx-race-solution recorded no `fx.nowhere`",
+        "`a_single_request_is_paid` passes, so it does not catch it",
+        "there is no test `no_such_test`",
+        "passes every test, so it teaches nothing",
+    ] {
+        assert!(ran.says(why), "verify names {why:?}: {ran}");
+    }
+    assert!(
+        ran.says(" failed\n") || ran.stdout.trim_end().ends_with("failed"),
+        "{ran}"
+    );
+}
+
+#[test]
+fn verify_calls_a_hang_a_hang_and_a_compile_error_a_compile_error() {
+    let state = scratch("verify-kinds");
+    let ran = run(workbook(&fixture("workbook"), &state).args(["verify", "--timeout", "3"]));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(ran.says("hangs: still running after 3 s"), "{ran}");
+    assert!(ran.says("does not compile (fx-broken-exercise)"), "{ran}");
+    assert!(
+        ran.says(
+            "untouched exercise fx-fail-exercise fails for the intended reason: 2 of 3 tests fail"
+        ),
+        "{ran}"
+    );
+    assert!(
+        ran.says("passes every test"),
+        "stage 1's exercise already passes: {ran}"
+    );
+}
+
+#[test]
+fn doctor_says_which_server_and_starts_it() {
+    let state = scratch("doctor");
+    let ran = run(workbook(&fixture("workbook"), &state).arg("doctor"));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    assert!(ran.says("→ The tests will use"), "{ran}");
+    assert!(ran.says("2. Docker"), "{ran}");
+    assert!(
+        ran.says("3. Local binaries") || ran.says("3. local binaries"),
+        "{ran}"
+    );
+    assert!(ran.says("max_connections = "), "{ran}");
+}
+
+#[test]
+fn an_unknown_stage_is_a_clear_error() {
+    let state = scratch("unknown");
+    let ran = stage(&fixture("workbook"), &state, &["9"]);
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(ran.stderr.contains("there is no stage 9"), "{ran}");
+    assert!(ran.stderr.contains("has stages 1 to 4"), "{ran}");
+}

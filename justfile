@@ -1,0 +1,68 @@
+# The Idempotency Workbook. `just` lists the recipes; `just stage 1` starts.
+# Without just, the same commands run through cargo's alias (.cargo/config.toml):
+# `cargo workbook stage 1`, `cargo workbook hint 1`, ...
+
+runner := "cargo run -q -p workbook-runner --"
+
+# List the recipes
+default:
+    @{{just_executable()}} --list --unsorted
+
+# Predict, then run stage N's tests against your exercise (--no-predict skips the questions)
+[no-exit-message]
+stage N *FLAGS:
+    @{{runner}} stage {{N}} {{FLAGS}}
+
+# Show the next hint of stage N (one more each time)
+[no-exit-message]
+hint N:
+    @{{runner}} hint {{N}}
+
+# Rerun stage N on every save of its exercise (Enter reruns, q stops)
+[no-exit-message]
+watch N *FLAGS:
+    @{{runner}} watch {{N}} {{FLAGS}}
+
+# Stages done, predictions right or wrong, hints used
+[no-exit-message]
+progress:
+    @{{runner}} progress
+
+# Restore stage N's files as committed and forget its answers (asks first; --yes does not)
+[no-exit-message]
+reset N *FLAGS:
+    @{{runner}} reset {{N}} {{FLAGS}}
+
+# Show stage N's model answer (asks first unless the stage is done)
+[no-exit-message]
+solution N *FLAGS:
+    @{{runner}} solution {{N}} {{FLAGS}}
+
+# Which PostgreSQL the tests will use and why; what is missing and the fix
+[no-exit-message]
+doctor:
+    @{{runner}} doctor
+
+# What CI runs: every solution passes, every exercise and known-wrong variant fails as intended, answer keys hold, fmt and clippy are clean
+[no-exit-message]
+verify *FLAGS:
+    @{{runner}} verify {{FLAGS}}
+
+# The README's test command: plain cargo test at the root
+test *ARGS:
+    cargo test {{ARGS}}
+
+# book recipes below
+import 'book/book.just'
+
+# How long the harness takes: server start (warm, and cold with initdb), template, each test database
+bench-harness:
+    @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
+    @echo "cold (initdb and cache):"; cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
+
+# How long the learner's loop takes: `just stage N` warm, and after an edit
+bench-stage N="1":
+    crates/runner/scripts/bench-stage.sh {{N}}
+
+# Every benchmark above
+bench: bench-harness (bench-stage "1") (bench-stage "3")

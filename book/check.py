@@ -12,7 +12,10 @@ Fails (exit 1) when:
   not define (mdbook would silently include nothing);
 - a link `[..](page.md#anchor)`, `<a href>`, image `![..](path)` or `<img src>`
   does not resolve to a file in book/src (and, for a page, to a heading or id in it);
-- a page in SUMMARY.md is missing, or a page in book/src is not in SUMMARY.md.
+- a page in SUMMARY.md is missing, or a page in book/src is not in SUMMARY.md;
+- a stage in stages.toml has no chapter, or a prediction's question or one of its
+  choice labels does not appear verbatim in the chapter (whitespace, line breaks,
+  bold and inline-code markers aside): the book asks what `just stage N` asks.
 
 Line-range includes (`path:10:20`) are allowed but reported: they break silently
 when the file changes, so prefer anchors.
@@ -20,10 +23,12 @@ when the file changes, so prefer anchors.
 
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 BOOK = Path(__file__).resolve().parent
 SRC = BOOK / "src"
+STAGES = BOOK.parent / "stages.toml"
 
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^\s`]*)\s*$")
 INCLUDE = re.compile(r"\{\{#(include|rustdoc_include)\s+([^}\s]+)\s*\}\}")
@@ -169,6 +174,54 @@ def check_link(page, line, target, image):
         error(page, line, f"{target}: no heading or id `{anchor}` in {resolved.relative_to(SRC)}")
 
 
+def load_stages():
+    """The stages, as the runner reads them (stages.toml, at the repository root)."""
+    try:
+        with STAGES.open("rb") as f:
+            stages = tomllib.load(f).get("stage", [])
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        error(STAGES, 1, f"cannot read the stages: {e}")
+        return []
+    if not stages:
+        error(STAGES, 1, "no [[stage]] in stages.toml")
+    return stages
+
+
+def flat(text):
+    """Text as a reader sees it, for comparing with stages.toml: markdown emphasis and
+    code markers dropped (the runner prints plain text; the book may set
+    `idempotency_keys` as code), every run of whitespace, line breaks included, one
+    space."""
+    text = text.replace("**", "").replace("__", "").replace("`", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def check_predictions(chapter, text, stage):
+    """Each prediction's question, and each of its choice labels, verbatim in the
+    chapter: the book must ask what `just stage N` asks."""
+    page = flat(text)
+    lines = [flat(line) for line in text.split("\n")]
+    n = stage["number"]
+    # Errors point at the predictions' section, where the fix goes.
+    at = next((i for i, line in enumerate(text.split("\n"), 1) if line.startswith("## Predict")), 1)
+    for prediction in stage.get("prediction", []):
+        pid = prediction.get("id", "?")
+        question = flat(prediction.get("question", ""))
+        if question not in page:
+            error(chapter, at, f"stage {n}, prediction `{pid}`: the chapter does not ask stages.toml's "
+                  f"question verbatim: {prediction.get('question')!r}")
+        for choice in prediction.get("choices", []):
+            label = flat(choice.get("label", ""))
+            # A choice is a list item of its own: `- label`, the whole line.
+            if f"- {label}" not in lines:
+                error(chapter, at, f"stage {n}, prediction `{pid}`: no choice `- {choice.get('label')}` "
+                      "(a list item on one line, verbatim from stages.toml)")
+        answer = flat(prediction.get("answer", ""))
+        if answer and answer not in page:
+            error(chapter, at, f"stage {n}, prediction `{pid}`: the chapter never gives stages.toml's "
+                  f"answer verbatim: {prediction.get('answer')!r}")
+
+
 def main():
     summary = SRC / "SUMMARY.md"
     listed = set()
@@ -211,12 +264,15 @@ def main():
                 check_link(page, n, target, tag.lower() == "img")
 
     # Every stage chapter: predictions with hidden answers, a solution page after it,
-    # instructor notes; stages 3 and 5 their diagrams.
-    diagrams = {3: "images/stage3-timeline.svg", 5: "images/stage5-deadlock.svg"}
-    for n in range(1, 6):
+    # instructor notes; stages 3, 5 and 7 their diagrams.
+    diagrams = {3: "images/stage3-timeline.svg", 5: "images/stage5-deadlock.svg",
+                7: "images/stage7-lost-answer.svg"}
+    stages = load_stages()
+    for stage in stages:
+        n = stage["number"]
         chapter = SRC / f"stage{n}.md"
         if not chapter.is_file():
-            error(chapter, 1, "missing stage chapter")
+            error(chapter, 1, f"missing stage chapter for stage {n} of stages.toml")
             continue
         text = chapter.read_text(encoding="utf-8")
         wanted = [("<details>", "hidden answers (<details>)"),
@@ -227,6 +283,8 @@ def main():
         for needle, what in wanted:
             if needle not in text:
                 error(chapter, 1, f"stage {n}'s chapter has no {what}")
+        check_predictions(chapter, text, stage)
+    predictions = sum(len(s.get("prediction", [])) for s in stages)
 
     for note in notes:
         print(f"note: {note}")
@@ -237,7 +295,8 @@ def main():
         return 1
     print(
         f"check.py: {len(pages())} pages, {counts['rust']} rust and {counts['sql']} sql blocks, "
-        f"all includes; links, images and anchors resolve"
+        f"all includes; links, images and anchors resolve; {len(stages)} stage chapters ask "
+        f"stages.toml's {predictions} predictions verbatim"
     )
     return 0
 

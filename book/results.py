@@ -11,7 +11,7 @@ hand: each cell is either a figure a test recorded, or a bound computed from the
 configuration the tests ran with (the pool size, the acquire timeout).
 
 Some figures vary from run to run (how many waiters a deadlocked pool rescues, how
-often an undriven naive burst pays twice). They are printed under the tables, as
+often an undriven naive burst pays twice, how many tries stage 7's client made). They are printed under the tables, as
 "this run", and `--check` ignores them: it compares only the table rows, which
 hold the facts the tests assert.
 
@@ -34,6 +34,8 @@ PACKAGES = [
     "stage3-unique-key-solution",
     "stage4-changed-body-solution",
     "stage5-small-pool-solution",
+    "stage6-http-route-solution",
+    "stage7-retrying-client-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -47,6 +49,20 @@ REQUIRED = [
     "stage5.deadlocking_pool_of_20",
     "stage5.slow_unbounded",
     "stage5.slow_first_request",
+    "stage6.burst",
+    "stage7.DropResponse",
+    "stage7.DropRequest",
+    "stage7.HoldResponseUntilClientGivesUp",
+    "stage7.Answer503",
+    "stage7.new_key_per_try",
+]
+# Stage 7's fault cases, in the order of the test's cases, with what the proxy did to
+# the first try (the names are `harness::proxy::Fault`'s variants).
+FAULTS = [
+    ("DropResponse", "(a) the answer lost after the commit"),
+    ("DropRequest", "(b) the request lost before the server"),
+    ("HoldResponseUntilClientGivesUp", "(c) the answer later than the client's timeout"),
+    ("Answer503", "(d) a 503 answered by the proxy itself"),
 ]
 
 
@@ -167,6 +183,12 @@ def render(seen):
     s4_other = seen["stage4.other_body"]
     p5, p10 = seen["stage5.pool_of_5"], seen["stage5.pool_of_10"]
     dead, dead20 = seen["stage5.deadlocking_pool_of_10"], seen["stage5.deadlocking_pool_of_20"]
+    s6 = seen["stage6.burst"]
+    s6_requests = source_value(
+        "tests/stage6_http_route.rs",
+        r"fire_concurrently\((\d+), \|_\| async move \{ post\(addr, Some\(\"key-1\"\)",
+        "the stage 6 burst's size",
+    )
 
     # The deadlocked pool: what its test asserts, whatever the run's split.
     pool, requests = 10, dead["requests"]
@@ -249,6 +271,27 @@ def render(seen):
         f"| Stage 5: `lock_timeout` {in_flight_wait} on the reserving INSERT, then 409 | "
         f"{seen['stage5.slow_first_request']['unrelated']} |",
         "",
+        "Over HTTP: stage 6's `POST /payments`, 20 concurrent requests with one Idempotency-Key "
+        "(a real server on 127.0.0.1, a real HTTP client):",
+        "",
+        "| Version | Payments | Replies |",
+        "|---|---|---|",
+        f"| Stage 6: the route over stage 5's `create_payment` | {s6['payments']} | "
+        f"{s6['created']} × 201 ({s6_requests} requests) |",
+        "",
+        "Stage 7: the client's first try broken by the proxy, one call of `pay(1, 100)`:",
+        "",
+        "| The first try | The client | Payments |",
+        "|---|---|---|",
+    ]
+    out += [
+        f"| {label} | stage 7: one key, made before the first try | {seen[f'stage7.{name}']['payments']} |"
+        for name, label in FAULTS
+    ]
+    out += [
+        f"| {FAULTS[0][1]} | known-wrong: a new key for every try | "
+        f"{seen['stage7.new_key_per_try']['payments']} |",
+        "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",
         f"- the deadlocking shape with a pool of 10 ended with {replies(dead)};",
@@ -260,8 +303,12 @@ def render(seen):
         out.append(
             f"- the naive version without the hold between check and write: "
             f"{u['runs_with_duplicates']} of {u['runs']} bursts paid more than once, "
-            f"from {u['payments_min']} to {u['payments_max']} payments per burst."
+            f"from {u['payments_min']} to {u['payments_max']} payments per burst;"
         )
+    tries = [seen[f"stage7.{name}"]["tries"] for name, _ in FAULTS]
+    cases = [label[:3] for _, label in FAULTS]
+    each = ", ".join(f"{n} in {case}" for n, case in zip(tries[1:], cases[1:]))
+    out.append(f"- stage 7's client made {tries[0]} tries in {cases[0]}, {each}, the first try included.")
     return "\n".join(out) + "\n"
 
 

@@ -48,6 +48,7 @@ impl KeyProblem {
     }
 }
 
+// ANCHOR: parse
 impl IdempotencyKey {
     /// The key of a request, from its one `Idempotency-Key` header.
     pub fn from_headers(headers: &HeaderMap) -> Result<Self, KeyProblem> {
@@ -125,6 +126,7 @@ fn parse_sf_string(rest: &str) -> Result<String, KeyProblem> {
     }
     Err(KeyProblem::Malformed("the quoted key has no closing quote"))
 }
+// ANCHOR_END: parse
 
 #[cfg(test)]
 mod tests {

@@ -87,7 +87,8 @@ impl PaymentsClient {
     // ANCHOR_END: pay
 
     // ANCHOR: try_once
-    async fn try_once(&self, key: &str, body: &str) -> Attempt {
+    /// One try, and what to do about its outcome.
+    pub async fn try_once(&self, key: &str, body: &str) -> Attempt {
         let sent = self
             .http
             .post(&self.url)
@@ -123,14 +124,18 @@ impl PaymentsClient {
 
     /// `first_delay × 2^(attempt-1)`, times a random factor in [0.5, 1.5): clients
     /// that failed together must not retry together.
-    fn backoff(&self, attempt: u32) -> Duration {
+    pub fn backoff(&self, attempt: u32) -> Duration {
         let growing = self.policy.first_delay * 2u32.saturating_pow(attempt - 1);
         growing.mul_f64(0.5 + fastrand::f64())
     }
 }
 
-enum Attempt {
+/// What one try ended with.
+pub enum Attempt {
+    /// An answer worth keeping, a refusal included.
     Answered(Reply),
+    /// No answer, or one that says "try again" (409, 5xx): why.
     Retry(String),
+    /// An answer that cannot be read.
     Broken(PayError),
 }

@@ -4,28 +4,15 @@
 
 use payment_model::{PaymentError, PaymentRequest, Reply, raw_body_hash};
 use sqlx::PgPool;
+use stage4_answer::{pay_and_record, reserve};
 
 pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Reply, PaymentError> {
     let request = PaymentRequest::parse(body)?;
     let mut tx = pool.begin().await?;
-    sqlx::query("INSERT INTO idempotency_keys (key, body_hash) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
-        .bind(key)
-        .bind(raw_body_hash(body))
-        .execute(&mut *tx)
-        .await?;
-    let payment_id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(&mut *tx)
-            .await?;
-    let reply = Reply::created(payment_id, &request);
-    sqlx::query("UPDATE idempotency_keys SET status = $2, response = $3 WHERE key = $1")
-        .bind(key)
-        .bind(reply.status_code())
-        .bind(&reply.body)
-        .execute(&mut *tx)
-        .await?;
+    // The bug: whether this inserted the key (true) or found it taken (false),
+    // the code goes on to pay.
+    let _inserted = reserve(&mut tx, key, &raw_body_hash(body)).await?;
+    let reply = pay_and_record(&mut tx, key, &request).await?;
     tx.commit().await?;
     Ok(reply)
 }

@@ -18,6 +18,7 @@ impl PaymentsClient {
         }
     }
 
+    // ANCHOR: pay
     pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
         let body = PaymentRequest { order_id, amount }.to_body();
         let (mut key, mut last) = (String::new(), String::new());
@@ -39,4 +40,5 @@ impl PaymentsClient {
             last,
         })
     }
+    // ANCHOR_END: pay
 }

@@ -76,12 +76,7 @@ impl FaultyProxy {
                     .and_then(|mut f| f.pop_front())
                     .unwrap_or(Fault::Pass);
                 let exchanges = exchanges.clone();
-                tokio::spawn(async move {
-                    let exchange = relay(client, upstream, fault).await;
-                    if let Ok(mut all) = exchanges.lock() {
-                        all.push(exchange);
-                    }
-                });
+                tokio::spawn(relay(client, upstream, fault, exchanges));
             }
         });
         proxy
@@ -108,7 +103,20 @@ impl FaultyProxy {
     }
 }
 
-async fn relay(mut client: TcpStream, upstream: SocketAddr, fault: Fault) -> Exchange {
+/// Relays one exchange. It is recorded before the client can see how it ended
+/// (its answer, or its connection closing), so a test that reads the exchanges
+/// after the client's last try returned finds every one of them.
+async fn relay(
+    mut client: TcpStream,
+    upstream: SocketAddr,
+    fault: Fault,
+    exchanges: Arc<Mutex<Vec<Exchange>>>,
+) {
+    let record = |exchange: Exchange| {
+        if let Ok(mut all) = exchanges.lock() {
+            all.push(exchange);
+        }
+    };
     let mut exchange = Exchange {
         fault,
         idempotency_key: None,
@@ -117,12 +125,13 @@ async fn relay(mut client: TcpStream, upstream: SocketAddr, fault: Fault) -> Exc
         server_body: None,
     };
     let Some(request) = read_request(&mut client).await else {
-        return exchange;
+        return record(exchange);
     };
     exchange.idempotency_key = header(&request, "idempotency-key");
     match fault {
-        Fault::DropRequest => return exchange,
+        Fault::DropRequest => return record(exchange),
         Fault::Answer503 => {
+            record(exchange);
             let body =
                 r#"{"title":"Service Unavailable (injected by the test proxy)","status":503}"#;
             let answer = format!(
@@ -131,17 +140,16 @@ async fn relay(mut client: TcpStream, upstream: SocketAddr, fault: Fault) -> Exc
                 body.len()
             );
             let _ = client.write_all(answer.as_bytes()).await;
-            return exchange;
+            return;
         }
         _ => {}
     }
     let Some(answer) = forward(&request, upstream).await else {
-        return exchange;
+        return record(exchange);
     };
     exchange.reached_server = true;
-    let (status, body) = split_answer(&answer);
-    exchange.server_status = status;
-    exchange.server_body = body;
+    (exchange.server_status, exchange.server_body) = split_answer(&answer);
+    record(exchange);
     match fault {
         Fault::DropResponse => {}
         Fault::HoldResponseUntilClientGivesUp => {
@@ -154,7 +162,6 @@ async fn relay(mut client: TcpStream, upstream: SocketAddr, fault: Fault) -> Exc
             let _ = client.shutdown().await;
         }
     }
-    exchange
 }
 
 /// One HTTP/1.1 request: the head, and a body of `content-length` bytes.

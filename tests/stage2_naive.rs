@@ -32,23 +32,23 @@ async fn twenty_requests_held_between_check_and_write_create_twenty_payments() {
 
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage2.held_burst");
-    println!("{outcome}");
+    println!("{}", outcome.table());
     assert_eq!(
         outcome.payments, 20,
-        "all 20 requests checked before any wrote, so all 20 should have paid:\n{outcome}"
+        "all 20 requests checked before any wrote, so all 20 should have paid: {outcome}"
     );
     let distinct_ids: i64 = db.count("SELECT count(DISTINCT id) FROM payments").await;
     assert_eq!(distinct_ids, 20, "20 payments, each with an id of its own");
     assert_eq!(
         outcome.count(ReplyKind::Status(201)),
         1,
-        "only the first key INSERT succeeds, so one caller gets a 201:\n{outcome}"
+        "only the first key INSERT succeeds, so one caller gets a 201: {outcome}"
     );
     assert_eq!(
         outcome.count(ReplyKind::UniqueViolation),
         19,
         "the key's primary key rejects the other 19 key INSERTs, after their payments \
-         were already made:\n{outcome}"
+         were already made: {outcome}"
     );
 }
 // ANCHOR_END: held_burst
@@ -75,17 +75,17 @@ async fn an_undriven_burst_pays_once_per_caller_that_missed_the_key() {
         before = total;
         assert!(
             (1..=20).contains(&outcome.payments),
-            "run {run}: a burst pays at least once, at most 20 times:\n{outcome}"
+            "run {run}: a burst pays at least once, at most 20 times: {outcome}"
         );
         assert_eq!(
             outcome.payments as usize,
             1 + outcome.count(ReplyKind::UniqueViolation),
-            "run {run}: each payment beyond the first belongs to a caller whose key INSERT failed:\n{outcome}"
+            "run {run}: each payment beyond the first belongs to a caller whose key INSERT failed: {outcome}"
         );
         assert_eq!(
             outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::UniqueViolation),
             REQUESTS,
-            "run {run}: every caller gets a 201 or a unique violation:\n{outcome}"
+            "run {run}: every caller gets a 201 or a unique violation: {outcome}"
         );
         paid_per_run.push(outcome.payments);
     }

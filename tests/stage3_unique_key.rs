@@ -26,19 +26,19 @@ async fn twenty_concurrent_requests_create_one_payment() {
 
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage3.burst");
-    println!("{outcome}");
+    println!("{}", outcome.table());
     assert_eq!(
         outcome.payments, 1,
-        "20 requests with one key must pay once:\n{outcome}"
+        "20 requests with one key must pay once: {outcome}"
     );
     assert_eq!(
         outcome.count(ReplyKind::Status(201)),
         REQUESTS,
-        "every caller gets the 201, the first one and the 19 that waited for it:\n{outcome}"
+        "every caller gets the 201, the first one and the 19 that waited for it: {outcome}"
     );
     assert_eq!(
         outcome.distinct_bodies, 1,
-        "all 20 bodies are the same: the same payment id, replayed:\n{outcome}"
+        "all 20 bodies are the same: the same payment id, replayed: {outcome}"
     );
 }
 // ANCHOR_END: burst

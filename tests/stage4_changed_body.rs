@@ -130,21 +130,21 @@ async fn ten_and_ten_concurrent_requests_with_two_bodies_create_one_payment() {
 
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage4.two_bodies");
-    println!("{outcome}");
-    assert_eq!(outcome.payments, 1, "one key, one payment:\n{outcome}");
+    println!("{}", outcome.table());
+    assert_eq!(outcome.payments, 1, "one key, one payment: {outcome}");
     assert_eq!(
         outcome.count(ReplyKind::Status(201)),
         10,
-        "the winner's ten get its 201:\n{outcome}"
+        "the winner's ten get its 201: {outcome}"
     );
     assert_eq!(
         outcome.count(ReplyKind::Status(422)),
         10,
-        "the other body's ten get 422:\n{outcome}"
+        "the other body's ten get 422: {outcome}"
     );
     assert_eq!(
         outcome.distinct_bodies, 2,
-        "one 201 body, one problem body:\n{outcome}"
+        "one 201 body, one problem body: {outcome}"
     );
     let winner = results
         .iter()

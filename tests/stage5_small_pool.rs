@@ -35,7 +35,7 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
 
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record(&format!("stage5.pool_of_{connections}"));
-    println!("{outcome}");
+    println!("{}", outcome.table());
     let timed_out = outcome.count(ReplyKind::PoolTimedOut);
     assert!(
         timed_out == 0,
@@ -43,21 +43,21 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
          While they waited: {}.\n\
          Every connection was held by a request whose transaction was still open while it asked \
          the pool for another one: the pool is deadlocked, not PostgreSQL (its sessions are idle \
-         in transaction). Run `just hint 5`.\n{outcome}",
+         in transaction). Run `just hint 5`. ({outcome})",
         size.acquire_timeout.as_secs_f64(),
         state_while_waiting
             .as_deref()
             .unwrap_or("(the burst ended before the pool was looked at)"),
     );
-    assert_eq!(outcome.payments, 1, "one key, one payment:\n{outcome}");
+    assert_eq!(outcome.payments, 1, "one key, one payment: {outcome}");
     assert_eq!(
         outcome.count(ReplyKind::Status(201)),
         REQUESTS,
-        "20 × 201:\n{outcome}"
+        "20 × 201: {outcome}"
     );
     assert_eq!(
         outcome.distinct_bodies, 1,
-        "the same payment, replayed:\n{outcome}"
+        "the same payment, replayed: {outcome}"
     );
 }
 // ANCHOR_END: small_pool

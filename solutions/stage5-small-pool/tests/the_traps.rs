@@ -36,21 +36,21 @@ async fn reading_through_the_pool_inside_the_transaction_deadlocks_a_small_pool(
     let took = started.elapsed();
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record(&format!("stage5.deadlocking_pool_of_{connections}"));
-    println!("{outcome}\nwhile it hung: {state:?}");
+    println!("{}\nwhile it hung: {state:?}", outcome.table());
     // Until the first acquire timeout nothing moves: every connection is held by a
     // request waiting for a second one (the snapshot below proves it). Then each
     // timeout rolls back a transaction and frees a connection, which may rescue a
     // waiter; how many are rescued varies from run to run (1 to 11 of 20 end with a
     // 201 here, more under load). What is certain:
-    assert_eq!(outcome.payments, 1, "the winner paid, once:\n{outcome}");
+    assert_eq!(outcome.payments, 1, "the winner paid, once: {outcome}");
     assert!(
         outcome.count(ReplyKind::PoolTimedOut) >= 1,
-        "the deadlock ends only when acquires time out:\n{outcome}"
+        "the deadlock ends only when acquires time out: {outcome}"
     );
     assert_eq!(
         outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::PoolTimedOut),
         20,
-        "every request ends with the 201 or a pool timeout:\n{outcome}"
+        "every request ends with the 201 or a pool timeout: {outcome}"
     );
     assert!(
         took < size.acquire_timeout + Duration::from_secs(3),
@@ -85,7 +85,7 @@ async fn a_pool_as_large_as_the_burst_hides_the_deadlock() {
     assert_eq!(
         outcome.count(ReplyKind::Status(201)),
         20,
-        "with a connection per request, the bug stays hidden:\n{outcome}"
+        "with a connection per request, the bug stays hidden: {outcome}"
     );
 }
 

@@ -180,8 +180,9 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     }
 }
 
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Outcome {
+    /// The outcome as a table, for a test's output.
+    pub fn table(&self) -> String {
         let mut table = Table::new();
         table
             .load_style(UTF8_FULL_CONDENSED)
@@ -192,7 +193,32 @@ impl fmt::Display for Outcome {
                 self.replies_line(),
                 self.distinct_bodies.to_string(),
             ]);
-        write!(f, "{table}")
+        table.to_string()
+    }
+}
+
+/// One line, for failure messages: "20 requests: 1 payment; 20 × 201; 1 distinct body".
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = |n: i64, one: &str, many: &str| {
+            if n == 1 {
+                format!("{n} {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        write!(
+            f,
+            "{} requests: {}; {}; {}",
+            self.requests,
+            plural(self.payments, "payment", "payments"),
+            self.replies_line(),
+            plural(
+                self.distinct_bodies as i64,
+                "distinct body",
+                "distinct bodies"
+            ),
+        )
     }
 }
 

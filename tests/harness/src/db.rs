@@ -332,7 +332,7 @@ type TemplateCell = Arc<OnceCell<Result<String, String>>>;
 /// for them and then fails.
 async fn template_for(backend: &'static Backend, schema: Schema) -> Result<String, String> {
     static TEMPLATES: Mutex<Option<HashMap<String, TemplateCell>>> = Mutex::new(None);
-    let hash = payment_model::raw_body_hash(schema.sql);
+    let hash = crate::content_hash(schema.sql);
     let cell = {
         let mut templates = TEMPLATES
             .lock()

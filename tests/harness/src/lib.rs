@@ -34,3 +34,10 @@ pub fn reference_schema() -> Schema {
         include_str!("../../../solutions/stage1-tables/migrations/0001_tables.sql"),
     )
 }
+
+/// SHA-256 of some text, in hex: names derived from content (a cache directory,
+/// a template database).
+pub(crate) fn content_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    payment_model::hex(&Sha256::digest(text.as_bytes()))
+}

@@ -198,7 +198,7 @@ fn cached_data_dir(
     version: &str,
     account: Option<&str>,
 ) -> Result<PathBuf, String> {
-    let key = payment_model::raw_body_hash(&format!(
+    let key = crate::content_hash(&format!(
         "{version}|{}|{INITDB_ARGS:?}|{account:?}",
         binaries.bindir.display()
     ));

@@ -136,10 +136,9 @@ async fn the_same_key_with_another_body_is_not_detected() {
         &[Ok(first.clone()), Ok(other.clone())],
         db.payment_count().await,
     );
-    outcome.record("stage2.changed_body");
-    harness::observe(
+    outcome.record_with(
         "stage2.changed_body",
-        &harness::second_request(&first, &other, outcome.payments),
+        harness::second_request(&first, &other, outcome.payments),
     );
     assert_eq!(
         other, first,

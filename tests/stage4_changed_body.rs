@@ -53,10 +53,9 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         &[Ok(first.clone()), Ok(other.clone())],
         db.payment_count().await,
     );
-    outcome.record("stage4.other_body");
-    harness::observe(
+    outcome.record_with(
         "stage4.other_body",
-        &harness::second_request(&first, &other, outcome.payments),
+        harness::second_request(&first, &other, outcome.payments),
     );
     assert_eq!(first.status, 201);
     assert_eq!(

@@ -150,7 +150,20 @@ impl Outcome {
     /// fields become the metrics `requests`, `payments`, `replies.<kind>` and
     /// `distinct_bodies`. See [`observe`].
     pub fn record(&self, scenario: &str) {
-        observe(scenario, self);
+        self.record_with(scenario, serde_json::Value::Null);
+    }
+
+    /// Records this outcome with more fields of the same scenario beside it (an
+    /// object, e.g. [`second_request`]'s), as one line.
+    pub fn record_with(&self, scenario: &str, extra: serde_json::Value) {
+        let mut fields = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(fields)) => fields,
+            _ => return,
+        };
+        if let serde_json::Value::Object(extra) = extra {
+            fields.extend(extra);
+        }
+        observe(scenario, &fields);
     }
 }
 

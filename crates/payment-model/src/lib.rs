@@ -95,6 +95,27 @@ impl Reply {
         )
     }
 
+    /// `400 Bad Request`: the body is not a payment; nothing was stored.
+    pub fn invalid_body(detail: &str) -> Self {
+        problem(
+            400,
+            "invalid-body",
+            "The request body is not a valid payment",
+            detail,
+        )
+    }
+
+    /// `500`: nothing was committed (the transaction rolled back), so the client may
+    /// retry with the same key, and a 5xx tells it so.
+    pub fn internal_error() -> Self {
+        problem(
+            500,
+            "internal-error",
+            "The payment could not be processed",
+            "Nothing was charged. Retry with the same Idempotency-Key.",
+        )
+    }
+
     /// The answer stored with a key, as read back from `idempotency_keys`.
     ///
     /// A key whose `status` or `response` is still NULL belongs to a request that is
@@ -114,6 +135,43 @@ impl Reply {
     /// The payment id in a `201` body, if this is one.
     pub fn payment_id(&self) -> Option<&str> {
         self.body.get("id").and_then(Value::as_str)
+    }
+}
+
+/// Longer `Idempotency-Key`s are refused: a key is an identifier, not a payload.
+pub const MAX_KEY_LENGTH: usize = 255;
+
+/// Why a request's `Idempotency-Key` was refused (each is a 400 problem of its own type).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyProblem {
+    #[error("the Idempotency-Key header is missing")]
+    Missing,
+    #[error("the Idempotency-Key header is empty")]
+    Empty,
+    #[error("the Idempotency-Key is {0} characters long; at most {MAX_KEY_LENGTH} are allowed")]
+    TooLong(usize),
+    #[error("the Idempotency-Key is not a structured-field string nor a plain token: {0}")]
+    Malformed(&'static str),
+}
+
+impl KeyProblem {
+    /// The `400` problem that answers it.
+    pub fn reply(&self) -> Reply {
+        let (slug, title) = match self {
+            Self::Missing | Self::Empty => (
+                "idempotency-key-missing",
+                "The Idempotency-Key header is required",
+            ),
+            Self::TooLong(_) => (
+                "idempotency-key-too-long",
+                "The Idempotency-Key is too long",
+            ),
+            Self::Malformed(_) => (
+                "idempotency-key-malformed",
+                "The Idempotency-Key is malformed",
+            ),
+        };
+        problem(400, slug, title, &self.to_string())
     }
 }
 

@@ -18,11 +18,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use payment_model::{PaymentError, Reply, problem};
+use payment_model::{PaymentError, Reply};
 use sqlx::PgPool;
 
 pub use axum::Router;
-pub use key::{IdempotencyKey, KeyProblem, MAX_KEY_LENGTH};
+pub use key::IdempotencyKey;
+pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
 /// Serves `router` on `listener` until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
@@ -38,21 +39,12 @@ pub fn router(pool: PgPool) -> Router {
 
 /// `POST /payments`. Refuse a request without a valid key with its problem
 /// (`IdempotencyKey::from_headers`, then `KeyProblem::reply`), refuse a body that is
-/// not UTF-8 with `invalid_body(..)`, then answer with what
+/// not UTF-8 with `Reply::invalid_body(..)`, then answer with what
 /// `stage5::create_payment` returns: its `Reply`, a 400 problem for
-/// `PaymentError::InvalidBody`, or a 500 problem for any other error. Answer every
+/// `PaymentError::InvalidBody`, or `Reply::internal_error()` for any other error. Answer every
 /// `Reply` with `respond(..)`.
 async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
     todo!("stage 6: write the handler (see the comment above, or `just hint 6`)")
-}
-
-fn invalid_body(detail: &str) -> Reply {
-    problem(
-        400,
-        "invalid-body",
-        "The request body is not a valid payment",
-        detail,
-    )
 }
 
 /// The reply as an HTTP response: refusals as `application/problem+json`.

@@ -6,47 +6,11 @@
 //! both are accepted here and mean the same key.
 
 use axum::http::HeaderMap;
-use payment_model::{Reply, problem};
-
-/// Longer keys are refused: a key is an identifier, not a payload.
-pub const MAX_KEY_LENGTH: usize = 255;
+use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
 /// A key that passed every check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyKey(String);
-
-/// Why a request's key was refused (each is a 400 problem of its own type).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum KeyProblem {
-    #[error("the Idempotency-Key header is missing")]
-    Missing,
-    #[error("the Idempotency-Key header is empty")]
-    Empty,
-    #[error("the Idempotency-Key is {0} characters long; at most {MAX_KEY_LENGTH} are allowed")]
-    TooLong(usize),
-    #[error("the Idempotency-Key is not a structured-field string nor a plain token: {0}")]
-    Malformed(&'static str),
-}
-
-impl KeyProblem {
-    pub fn reply(&self) -> Reply {
-        let (slug, title) = match self {
-            Self::Missing | Self::Empty => (
-                "idempotency-key-missing",
-                "The Idempotency-Key header is required",
-            ),
-            Self::TooLong(_) => (
-                "idempotency-key-too-long",
-                "The Idempotency-Key is too long",
-            ),
-            Self::Malformed(_) => (
-                "idempotency-key-malformed",
-                "The Idempotency-Key is malformed",
-            ),
-        };
-        problem(400, slug, title, &self.to_string())
-    }
-}
 
 // ANCHOR: parse
 impl IdempotencyKey {

@@ -12,11 +12,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use payment_model::{PaymentError, Reply, problem};
+use payment_model::{PaymentError, Reply};
 use sqlx::PgPool;
 
 pub use axum::Router;
-pub use key::{IdempotencyKey, KeyProblem, MAX_KEY_LENGTH};
+pub use key::IdempotencyKey;
+pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
 /// Serves `router` on `listener` until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
@@ -38,31 +39,17 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
     };
     // Not UTF-8 is not JSON: refused like any other invalid body.
     let Ok(body) = std::str::from_utf8(&body) else {
-        return respond(invalid_body("the body is not UTF-8 text"));
+        return respond(Reply::invalid_body("the body is not UTF-8 text"));
     };
     match stage5::create_payment(&pool, key.as_str(), body).await {
         Ok(reply) => respond(reply),
-        Err(PaymentError::InvalidBody(why)) => respond(invalid_body(&why.to_string())),
+        Err(PaymentError::InvalidBody(why)) => respond(Reply::invalid_body(&why.to_string())),
         // Nothing was committed (the transaction rolled back): the client may retry
         // with the same key, and 5xx tells it so.
-        Err(_) => respond(problem(
-            500,
-            "internal-error",
-            "The payment could not be processed",
-            "Nothing was charged. Retry with the same Idempotency-Key.",
-        )),
+        Err(_) => respond(Reply::internal_error()),
     }
 }
 // ANCHOR_END: handler
-
-fn invalid_body(detail: &str) -> Reply {
-    problem(
-        400,
-        "invalid-body",
-        "The request body is not a valid payment",
-        detail,
-    )
-}
 
 /// The reply as an HTTP response: refusals as `application/problem+json`.
 fn respond(reply: Reply) -> Response {

@@ -27,6 +27,16 @@ pub struct TestVerdict {
     pub failure: Option<Failure>,
 }
 
+impl TestVerdict {
+    /// The first line of the failure message ("" when it passed).
+    pub fn first_line(&self) -> &str {
+        self.failure
+            .as_ref()
+            .and_then(|f| f.message.lines().next())
+            .unwrap_or("")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunState {
     /// The compiler rejected the code.

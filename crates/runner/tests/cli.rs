@@ -268,6 +268,53 @@ fn stage_never_waits_for_input_without_a_terminal() {
     assert!(!state.join("stage-1/answers.json").exists());
 }
 
+/// What a child prints, collected as it comes, so a test can wait for a prompt
+/// before it answers (a bounded wait, not a guess of how long the prompt takes).
+struct Screen {
+    text: std::sync::Arc<(std::sync::Mutex<String>, std::sync::Condvar)>,
+}
+
+impl Screen {
+    fn follow(mut out: impl std::io::Read + Send + 'static) -> Screen {
+        let text = std::sync::Arc::new((
+            std::sync::Mutex::new(String::new()),
+            std::sync::Condvar::new(),
+        ));
+        let shared = text.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = out.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                let (lock, changed) = &*shared;
+                lock.lock()
+                    .expect("the screen lock")
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+                changed.notify_all();
+            }
+        });
+        Screen { text }
+    }
+
+    /// Waits (at most 120 s) until `needle` has been printed; returns all so far.
+    fn wait_for(&self, needle: &str) -> String {
+        let (lock, changed) = &*self.text;
+        let (text, timeout) = changed
+            .wait_timeout_while(
+                lock.lock().expect("the screen lock"),
+                Duration::from_secs(120),
+                |t| !t.contains(needle),
+            )
+            .expect("the screen lock");
+        assert!(
+            !timeout.timed_out(),
+            "{needle:?} never appeared within 120 s:\n{text}"
+        );
+        text.clone()
+    }
+}
+
 fn wait_bounded(mut child: Child, bound: Duration) -> std::process::Output {
     let deadline = Instant::now() + bound;
     loop {
@@ -305,19 +352,16 @@ fn predictions_are_asked_on_a_terminal_and_saved() {
         .spawn()
         .expect("script starts");
     let mut stdin = child_process.stdin.take().expect("stdin is piped");
-    let keys = std::thread::spawn(move || {
-        // Down to the second choice ("1"), Enter; then the "why", Enter.
-        for (pause, keys) in [(1500, "\x1b[B"), (400, "\r"), (400, "one request\r")] {
-            std::thread::sleep(Duration::from_millis(pause));
-            let _ = stdin.write_all(keys.as_bytes());
-            let _ = stdin.flush();
-        }
-        std::thread::sleep(Duration::from_secs(60));
-        drop(stdin);
-    });
-    let out = wait_bounded(child_process, Duration::from_secs(120));
-    drop(keys);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let screen = Screen::follow(child_process.stdout.take().expect("stdout is piped"));
+    // Each key goes once the prompt it answers is on the screen: down to the second
+    // choice ("1") and Enter, then the "why" and Enter.
+    screen.wait_for("Your prediction");
+    stdin.write_all(b"\x1b[B\r").expect("the choice is sent");
+    screen.wait_for("Why?");
+    stdin.write_all(b"one request\r").expect("the why is sent");
+    let stdout = screen.wait_for("tests pass");
+    wait_bounded(child_process, Duration::from_secs(120));
+    drop(stdin);
     let answers = read_json(&state.join("stage-1/answers.json"));
     assert_eq!(answers["answers"][0]["answer"], "1", "{stdout}");
     assert_eq!(answers["answers"][0]["why"], "one request", "{stdout}");

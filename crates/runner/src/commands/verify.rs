@@ -427,11 +427,7 @@ fn fails_as_intended(run: &PackageRun) -> (bool, String) {
             let example = failed
                 .first()
                 .map(|t| {
-                    let message = t
-                        .failure
-                        .as_ref()
-                        .and_then(|f| f.message.lines().next())
-                        .unwrap_or("");
+                    let message = t.first_line();
                     format!(", e.g. {}: {message}", t.name)
                 })
                 .unwrap_or_default();
@@ -453,11 +449,7 @@ fn why_not_passing(run: &PackageRun) -> String {
             let failed: Vec<String> = run
                 .failed()
                 .map(|t| {
-                    let message = t
-                        .failure
-                        .as_ref()
-                        .and_then(|f| f.message.lines().next())
-                        .unwrap_or("");
+                    let message = t.first_line();
                     format!("{}: {message}", t.name)
                 })
                 .collect();

@@ -171,7 +171,7 @@ async fn from_url() -> Result<Backend, NoServer> {
 }
 
 /// Hides the password of a URL before it is printed.
-fn redact(url: &str) -> String {
+pub fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let userinfo = &url[scheme + 3..at];

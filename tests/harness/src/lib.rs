@@ -21,7 +21,9 @@ mod gate;
 mod local;
 pub mod proxy;
 
-pub use backend::{Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket};
+pub use backend::{
+    Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket, redact,
+};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use db::{PoolSize, Schema, TestDb};
 pub use gate::{PaymentGate, SLOW_ORDER, SlowRequest, slow_first_request, wait_for_lock_waiters};

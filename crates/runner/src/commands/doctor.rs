@@ -62,7 +62,10 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
         .ok()
         .filter(|v| !v.trim().is_empty());
     match &url {
-        Some(url) => ok(&format!("1. DATABASE_URL is set ({})", redact(url))),
+        Some(url) => ok(&format!(
+            "1. DATABASE_URL is set ({})",
+            harness::redact(url)
+        )),
         None => info("1. DATABASE_URL is not set (optional: set it to use a server of your own)."),
     }
     let docker = harness::docker_engine();
@@ -226,29 +229,4 @@ fn version(program: &str, args: &[&str]) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
-
-/// Hides the password of a URL.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &url[scheme + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn passwords_are_not_printed() {
-        assert_eq!(
-            super::redact("postgres://app:secret@db:5432/postgres"),
-            "postgres://app:***@db:5432/postgres"
-        );
-    }
 }

@@ -167,34 +167,29 @@ async fn relay(
 /// One HTTP/1.1 request: the head, and a body of `content-length` bytes.
 async fn read_request(client: &mut TcpStream) -> Option<Vec<u8>> {
     let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
     let head_end = loop {
         if let Some(at) = find(&buf, b"\r\n\r\n") {
             break at + 4;
         }
-        let n = tokio::time::timeout(PEER_BOUND, client.read(&mut chunk))
-            .await
-            .ok()?
-            .ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
+        read_more(client, &mut buf).await?;
     };
     let length: usize = header(&buf[..head_end], "content-length")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     while buf.len() < head_end + length {
-        let n = tokio::time::timeout(PEER_BOUND, client.read(&mut chunk))
-            .await
-            .ok()?
-            .ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
+        read_more(client, &mut buf).await?;
     }
     Some(buf)
+}
+
+/// Appends what the peer sends next; `None` when it closed, failed or went quiet.
+async fn read_more(peer: &mut TcpStream, buf: &mut Vec<u8>) -> Option<()> {
+    let mut chunk = [0u8; 4096];
+    let n = tokio::time::timeout(PEER_BOUND, peer.read(&mut chunk))
+        .await
+        .ok()?
+        .ok()?;
+    (n > 0).then(|| buf.extend_from_slice(&chunk[..n]))
 }
 
 /// Sends the request with `connection: close` and reads the answer to its end.

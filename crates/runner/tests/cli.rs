@@ -330,17 +330,17 @@ fn wait_bounded(mut child: Child, bound: Duration) -> std::process::Output {
     child.wait_with_output().expect("the output is read")
 }
 
-#[test]
-fn predictions_are_asked_on_a_terminal_and_saved() {
+/// `just stage 1` of the fixture on a pseudo-terminal (util-linux `script`), fed
+/// from our stdin. `None`, said on stderr, where `script` is not util-linux's.
+fn stage_1_on_a_terminal(state: &Path, env: &[(&str, &str)]) -> Option<Child> {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` (a pseudo-terminal) is not installed");
-        return;
+        eprintln!("not run: util-linux `script` (a pseudo-terminal) is not installed");
+        return None;
     }
-    let state = scratch("terminal");
-    // `script` runs the runner on a pseudo-terminal fed from our stdin.
     let mut script = Command::new("script");
-    with_env(&mut script, &fixture("workbook"), &state);
-    let mut child_process = script
+    with_env(&mut script, &fixture("workbook"), state);
+    script.envs(env.iter().copied());
+    let child = script
         .args([
             "-qec",
             &format!("{} stage 1", env!("CARGO_BIN_EXE_workbook")),
@@ -351,6 +351,15 @@ fn predictions_are_asked_on_a_terminal_and_saved() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("script starts");
+    Some(child)
+}
+
+#[test]
+fn predictions_are_asked_on_a_terminal_and_saved() {
+    let state = scratch("terminal");
+    let Some(mut child_process) = stage_1_on_a_terminal(&state, &[]) else {
+        return;
+    };
     let mut stdin = child_process.stdin.take().expect("stdin is piped");
     let screen = Screen::follow(child_process.stdout.take().expect("stdout is piped"));
     // Each key goes once the prompt it answers is on the screen: down to the second
@@ -370,25 +379,10 @@ fn predictions_are_asked_on_a_terminal_and_saved() {
 
 #[test]
 fn ci_never_asks_even_on_a_terminal() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` (a pseudo-terminal) is not installed");
-        return;
-    }
     let state = scratch("ci-terminal");
-    let mut script = Command::new("script");
-    with_env(&mut script, &fixture("workbook"), &state);
-    let child = script
-        .env("CI", "true")
-        .args([
-            "-qec",
-            &format!("{} stage 1", env!("CARGO_BIN_EXE_workbook")),
-        ])
-        .arg("/dev/null")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("script starts");
+    let Some(child) = stage_1_on_a_terminal(&state, &[("CI", "true")]) else {
+        return;
+    };
     let out = wait_bounded(child, Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

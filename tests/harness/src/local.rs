@@ -317,7 +317,10 @@ impl Version {
             .wait_with_output()
             .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
             .unwrap_or_default();
-        let number = text.split_whitespace().nth(2).unwrap_or("(version unknown)");
+        let number = text
+            .split_whitespace()
+            .nth(2)
+            .unwrap_or("(version unknown)");
         format!("PostgreSQL {number}")
     }
 }

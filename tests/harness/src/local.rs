@@ -16,7 +16,7 @@
 //!   standard input to close, which happens when the test process exits for any
 //!   reason, even `kill -9`; then it stops the server and deletes the directory.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -217,7 +217,7 @@ fn in_memory_with_room(dir: &Path) -> Result<(), String> {
             let (_, point, fs_type) = (fields.next()?, fields.next()?, fields.next()?);
             (Path::new(point) == dir).then(|| fs_type.to_owned())
         })
-        .last()
+        .next_back()
         .ok_or_else(|| format!("{shown} is not mounted"))?;
     if fs_type != "tmpfs" {
         return Err(format!("{shown} is {fs_type}, not tmpfs"));
@@ -414,7 +414,6 @@ fn cached_data_dir(
 /// Runs [`PREPARE`] on a fresh data directory, in single-user mode (no server,
 /// no socket).
 fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<(), String> {
-    use std::io::Write;
     let mut single = as_account(account, &binaries.postgres());
     let mut child = single
         .arg("--single")
@@ -479,31 +478,31 @@ fn run_shell(script: &str, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// The supervisor: copies the cached data directory, starts the server, and
-/// cleans up once its standard input closes. INT and TERM are ignored so that a
-/// Ctrl-C in the terminal cannot stop it before it has cleaned up; the server is
-/// in its own session for the same reason.
+/// The supervisor: starts the server once told to, and cleans up once its
+/// standard input closes. It is started before its directory exists, so that from
+/// the first byte written there, someone is sure to remove it: when the test
+/// process exits for any reason, even `kill -9`, its end of the pipe closes.
+/// INT, TERM and HUP are ignored, and it runs in a process group of its own (so
+/// does the server it starts), so that a Ctrl-C in the terminal cannot stop it
+/// before it has cleaned up. Every step costs no process start but the server's.
 const SUPERVISOR: &str = r#"
 trap '' INT TERM HUP
-cache=$1 postgres=$2 user=$3 scratch=$4
-run=$(mktemp -d "$scratch/workbook-pg.XXXXXX" 2>&1) || { echo "failed - $run"; exit 1; }
-if err=$(cp -a "$cache" "$run/data" 2>&1 && chmod 700 "$run/data" && { [ -z "$user" ] || chown "$user": "$run"; }); then
+run=$1 postgres=$2 user=$3
+if read -r go && [ "$go" = go ]; then
   if [ -n "$user" ]; then
-    set -- setsid setpriv "--reuid=$user" "--regid=$user" --init-groups -- "$postgres"
+    set -- setpriv "--reuid=$user" "--regid=$user" --init-groups -- "$postgres"
   else
-    set -- setsid "$postgres"
+    set -- "$postgres"
   fi
   "$@" -D "$run/data" -k "$run" -p 5432 \
     -c listen_addresses= -c fsync=off -c full_page_writes=off -c max_connections=300 \
-    -c log_min_messages=fatal -c shared_buffers=64MB >"$run/postgres.log" 2>&1 </dev/null &
+    -c autovacuum=off -c log_min_messages=fatal -c shared_buffers=64MB \
+    >"$run/postgres.log" 2>&1 </dev/null &
   pid=$!
-  echo "started $run"
-  cat >/dev/null
+  echo "started"
+  while read -r _; do :; done
   kill -QUIT "$pid" 2>/dev/null
   wait "$pid"
-else
-  echo "failed $run $err"
-  cat >/dev/null
 fi
 rm -rf "$run"
 "#;
@@ -515,45 +514,114 @@ struct Supervised {
 static SUPERVISOR_CHILD: Mutex<Option<Child>> = Mutex::new(None);
 
 impl Supervised {
+    /// Starts the supervisor, copies the cached data directory into a directory
+    /// of this process, and has the server started on it.
     fn spawn(
         binaries: &Binaries,
         cache: &Path,
         account: Option<&str>,
         scratch: &Path,
     ) -> Result<Self, String> {
+        use std::os::unix::process::CommandExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let run_dir = scratch.join(format!("workbook-pg.{}.{nanos}", std::process::id()));
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(SUPERVISOR)
             .arg("sh")
-            .arg(cache)
+            .arg(&run_dir)
             .arg(binaries.postgres())
             .arg(account.unwrap_or(""))
-            .arg(scratch)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("local binaries: could not start the supervisor shell: {e}"))?;
-        let mut first = String::new();
-        if let Some(stdout) = child.stdout.take() {
-            let _ = BufReader::new(stdout).read_line(&mut first);
-        }
+        let stdout = child.stdout.take();
         if let Ok(mut slot) = SUPERVISOR_CHILD.lock() {
             *slot = Some(child);
         }
         at_exit(stop_supervisor);
-        let mut words = first.trim().splitn(3, ' ');
-        match (words.next(), words.next()) {
-            (Some("started"), Some(run)) => Ok(Self {
-                run_dir: PathBuf::from(run),
-            }),
-            (Some("failed"), Some(_)) => Err(format!(
-                "local binaries: could not prepare the cluster's directory: {}",
-                words.next().unwrap_or("")
-            )),
-            _ => Err(format!("local binaries: the supervisor said {first:?}")),
+        let owner = account.map(owner_ids).transpose()?;
+        if let Err(e) = copy_data_dir(cache, &run_dir, owner) {
+            stop_supervisor();
+            return Err(format!(
+                "local binaries: could not copy the cached data directory {} into {}: {e}",
+                cache.display(),
+                run_dir.display()
+            ));
+        }
+        let told = SUPERVISOR_CHILD.lock().ok().and_then(|mut slot| {
+            let stdin = slot.as_mut()?.stdin.as_mut()?;
+            stdin.write_all(b"go\n").ok()
+        });
+        let mut first = String::new();
+        if let (Some(()), Some(stdout)) = (told, stdout) {
+            let _ = BufReader::new(stdout).read_line(&mut first);
+        }
+        if first.trim() == "started" {
+            Ok(Self { run_dir })
+        } else {
+            Err(format!("local binaries: the supervisor said {first:?}"))
         }
     }
+}
+
+/// The user and group ids of `user`.
+fn owner_ids(user: &str) -> Result<(u32, u32), String> {
+    let name = std::ffi::CString::new(user)
+        .map_err(|_| format!("local binaries: the account name {user:?} has a NUL byte"))?;
+    // SAFETY: `name` is NUL-terminated; the record getpwnam returns is read at once,
+    // before anything else could call it again.
+    #[allow(unsafe_code)]
+    let ids = unsafe {
+        let entry = libc::getpwnam(name.as_ptr());
+        (!entry.is_null()).then(|| ((*entry).pw_uid, (*entry).pw_gid))
+    };
+    ids.ok_or_else(|| format!("local binaries: no account named {user}"))
+}
+
+/// Copies the cached data directory to `run/data`, in this process (a `cp -a`
+/// would cost a process start), owned by `owner` when the server runs as another
+/// user. `run` is made here and must not exist yet.
+fn copy_data_dir(cache: &Path, run: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().mode(0o700).create(run)?;
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(run, Some(uid), Some(gid))?;
+    }
+    copy_tree(cache, &run.join("data"), owner)
+}
+
+fn copy_tree(from: &Path, to: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    std::fs::set_permissions(to, from.metadata()?.permissions())?;
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(to, Some(uid), Some(gid))?;
+    }
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&source, &target, owner)?;
+            continue;
+        }
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else {
+            // Copies the permissions too.
+            std::fs::copy(&source, &target)?;
+        }
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::lchown(&target, Some(uid), Some(gid))?;
+        }
+    }
+    Ok(())
 }
 
 /// Closes the supervisor's stdin and waits (bounded) until it has stopped the

@@ -1,9 +1,14 @@
 //! One package's tests, built and run, and what came of each test.
 
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
 
-use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, run_tests};
+use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_tests};
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::Observations;
@@ -100,6 +105,12 @@ impl PackageRun {
 
 /// Builds `targets` and runs their test executables, bounded by `bound`, with
 /// the observations going to `observations`.
+///
+/// `remembered` (a file the runner keeps) names the executable the last build
+/// of a single test target produced. While cargo checks whether anything needs
+/// building (a fraction of a second even when nothing does), that executable
+/// already runs; its results count only if cargo then reports that very file as
+/// fresh. When a source file is newer than it, it is not even started.
 pub fn build_and_run(
     cargo: &Cargo,
     targets: Targets<'_>,
@@ -107,9 +118,28 @@ pub fn build_and_run(
     bound: Duration,
     spinner: &mut Spinner,
     what: &str,
+    remembered: Option<&Path>,
 ) -> Result<PackageRun, Error> {
+    let env = RunEnv {
+        observations: Some(observations.to_owned()),
+    };
+    let mut early = match (targets, remembered) {
+        (Targets::Test { package, target }, Some(file)) => read_remembered(file, package, target)
+            .filter(looks_current)
+            .map(|exe| EarlyRun::start(exe, env.clone(), bound)),
+        _ => None,
+    };
     spinner.phase(&format!("Building: {} --no-run", targets.command()));
-    let build = cargo.build(targets, &mut |status| spinner.detail(status))?;
+    let build = cargo.build(targets, &mut |status| spinner.detail(status));
+    let build = match build {
+        Ok(build) => build,
+        Err(e) => {
+            if let Some(early) = early.take() {
+                early.cancel();
+            }
+            return Err(e);
+        }
+    };
     let command = targets.command();
     let not_built = |build: Build, why: String| PackageRun {
         command: command.clone(),
@@ -120,16 +150,6 @@ pub fn build_and_run(
         harness: Vec::new(),
         run_time: Duration::ZERO,
     };
-    if !build.errors.is_empty() {
-        return Ok(PackageRun {
-            state: RunState::CompileError,
-            ..not_built(build, String::new())
-        });
-    }
-    if !build.success {
-        let why = build.cargo_errors().join("\n");
-        return Ok(not_built(build, why));
-    }
     let executables: Vec<Executable> = match targets {
         Targets::Test { package, target } => build
             .executable(package, target)
@@ -144,32 +164,58 @@ pub fn build_and_run(
             .collect(),
         Targets::Workspace => build.executables.clone(),
     };
+    // The early run counts only for the very executable cargo reports as fresh.
+    let early = early.and_then(|early| match executables.as_slice() {
+        [exe] if early.is_still(exe) => Some(early),
+        _ => {
+            early.cancel();
+            // Whatever it recorded is not this build's.
+            let _ = std::fs::write(observations, "");
+            None
+        }
+    });
+    if !build.errors.is_empty() {
+        return Ok(PackageRun {
+            state: RunState::CompileError,
+            ..not_built(build, String::new())
+        });
+    }
+    if !build.success {
+        let why = build.cargo_errors().join("\n");
+        return Ok(not_built(build, why));
+    }
     if executables.is_empty() {
         return Ok(not_built(
             build,
             format!("`{command}` built no test executable"),
         ));
     }
+    if let (Some(file), [exe]) = (remembered, executables.as_slice()) {
+        remember(file, exe);
+    }
     spinner.phase(&format!("Running {what}"));
-    let env = RunEnv {
-        observations: Some(observations.to_owned()),
-    };
     let several = executables.len() > 1;
     let mut tests = Vec::new();
     let mut harness = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
+    let mut early = early;
     for exe in &executables {
-        let run = run_tests(
-            exe,
-            &env,
-            bound.saturating_sub(run_time),
-            &mut |done, total| {
-                if total > 0 {
-                    spinner.detail(&format!("{done}/{total} tests"));
-                }
-            },
-        )?;
+        let mut progress = |done: usize, total: usize| {
+            if total > 0 {
+                spinner.detail(&format!("{done}/{total} tests"));
+            }
+        };
+        let run = match early.take() {
+            Some(early) => early.wait(&mut progress)?,
+            None => run_tests(
+                exe,
+                &env,
+                bound.saturating_sub(run_time),
+                &AtomicBool::new(false),
+                &mut progress,
+            )?,
+        };
         run_time += run.elapsed;
         harness.extend(
             run.stderr
@@ -206,6 +252,7 @@ pub fn build_and_run(
         }
         let this = match run.end {
             End::TimedOut(bound) => RunState::TimedOut(bound),
+            End::Cancelled => RunState::Crashed("the test run was stopped".to_owned()),
             End::Exited(status) if report.summary.is_none() => {
                 RunState::Crashed(crash(status, &run.stderr))
             }
@@ -231,6 +278,121 @@ pub fn build_and_run(
         observations: Observations::read(observations),
         harness,
         run_time,
+    })
+}
+
+/// A test executable started before cargo said whether it is current.
+struct EarlyRun {
+    exe: Executable,
+    modified: Option<SystemTime>,
+    cancel: Arc<AtomicBool>,
+    progress: Receiver<(usize, usize)>,
+    thread: JoinHandle<Result<TestRun, Error>>,
+}
+
+impl EarlyRun {
+    fn start(exe: Executable, env: RunEnv, bound: Duration) -> Self {
+        let modified = modified(&exe.path);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tell, progress) = mpsc::channel();
+        let thread = {
+            let (exe, cancel) = (exe.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                run_tests(&exe, &env, bound, &cancel, &mut |done, total| {
+                    let _ = tell.send((done, total));
+                })
+            })
+        };
+        Self {
+            exe,
+            modified,
+            cancel,
+            progress,
+            thread,
+        }
+    }
+
+    /// Whether cargo's `exe` is the file this run started, untouched since.
+    fn is_still(&self, exe: &Executable) -> bool {
+        exe.fresh && exe.path == self.exe.path && modified(&exe.path) == self.modified
+    }
+
+    /// Stops the run and waits until its processes are gone.
+    fn cancel(self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
+
+    /// The run's results, with its progress told as it goes.
+    fn wait(self, progress: &mut dyn FnMut(usize, usize)) -> Result<TestRun, Error> {
+        // The channel closes when the run's thread ends.
+        for (done, total) in self.progress.iter() {
+            progress(done, total);
+        }
+        self.thread.join().unwrap_or_else(|_| {
+            Err(Error::Command {
+                command: self.exe.path.display().to_string(),
+                detail: "the thread running the tests panicked".to_owned(),
+            })
+        })
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The executables of single test targets the last builds produced, by
+/// `package/target`.
+type Remembered = BTreeMap<String, Executable>;
+
+fn read_remembered(file: &Path, package: &str, target: &str) -> Option<Executable> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut all: Remembered = serde_json::from_str(&text).ok()?;
+    all.remove(&format!("{package}/{target}"))
+}
+
+fn remember(file: &Path, exe: &Executable) {
+    let mut all: Remembered = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let key = format!("{}/{}", exe.package, exe.target);
+    if all.get(&key) != Some(exe) {
+        all.insert(key, exe.clone());
+        if let Ok(text) = serde_json::to_string_pretty(&all) {
+            let _ = std::fs::write(file, text);
+        }
+    }
+}
+
+/// No file of the package, nor the test's source, is newer than the executable:
+/// the edit a learner just saved will be rebuilt, and running the old build first
+/// would only slow that down.
+fn looks_current(exe: &Executable) -> bool {
+    let Some(built) = modified(&exe.path) else {
+        return false;
+    };
+    let newer = |path: &Path| modified(path).is_some_and(|m| m > built);
+    !newer(&exe.src_path) && !any_newer(&exe.manifest_dir, &newer)
+}
+
+fn any_newer(dir: &Path, newer: &dyn Fn(&Path) -> bool) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                let name = entry.file_name();
+                name != "target"
+                    && !name.to_string_lossy().starts_with('.')
+                    && any_newer(&path, newer)
+            }
+            Ok(_) => newer(&path),
+            Err(_) => false,
+        }
     })
 }
 

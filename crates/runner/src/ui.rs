@@ -75,6 +75,46 @@ pub fn wrap(text: &str, indent: usize) -> String {
     out.join("\n")
 }
 
+/// Like [`wrap`], but keeps every line that fits as it is (a message may hold
+/// an aligned table); only longer lines are wrapped, at spaces.
+pub fn wrap_lines(text: &str, indent: usize) -> String {
+    let width = usize::from(width()).saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    text.split('\n')
+        .map(|line| {
+            if console::measure_text_width(line) <= width {
+                format!("{pad}{line}")
+            } else {
+                wrap(line, indent)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One item a line, indented; an item too long for the width (`f::case_1, case_2,
+/// ...`) goes on over more lines, broken after its commas, never inside a name.
+pub fn wrap_list(items: &[String], indent: usize) -> String {
+    let width = usize::from(width()).saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    let mut out = Vec::new();
+    for item in items {
+        let mut line = String::new();
+        for part in item.split_inclusive(", ") {
+            let fits = console::measure_text_width(line.trim_end())
+                + console::measure_text_width(part.trim_end())
+                <= width;
+            if !line.is_empty() && !fits {
+                out.push(format!("{pad}{}", line.trim_end()));
+                line = "  ".to_owned();
+            }
+            line.push_str(part);
+        }
+        out.push(format!("{pad}{}", line.trim_end()));
+    }
+    out.join("\n")
+}
+
 pub fn heading(text: &str) {
     println!("\n{}", style(text).bold());
 }

@@ -2,7 +2,9 @@
 # Without just, the same commands run through cargo's alias (.cargo/config.toml):
 # `cargo workbook stage 1`, `cargo workbook hint 1`, ...
 
-runner := "cargo run -q -p workbook-runner --"
+# The alias itself: one place says how the runner is built and run (quiet, but
+# with cargo's progress bar while a first run builds it).
+runner := "cargo workbook"
 
 # List the recipes
 default:

@@ -180,13 +180,20 @@ impl Cargo {
             elapsed: Duration::ZERO,
         };
         let mut finished = None;
+        let mut compiled = 0;
         for line in lines {
             match line {
                 Line::Err(text) => {
                     let t = text.trim_start();
                     if let Some(rest) = t.strip_prefix("Compiling ") {
                         let name = rest.split_whitespace().next().unwrap_or(rest);
-                        status(&format!("compiling {name}"));
+                        compiled += 1;
+                        // A first build compiles a few hundred crates: say so, so that
+                        // two minutes of it do not look like a hang.
+                        status(&format!(
+                            "compiling {name} ({compiled} crates so far; a first build \
+                             compiles a few hundred, once)"
+                        ));
                     } else if t.starts_with("Blocking waiting for file lock") {
                         status("waiting for another cargo to finish (build directory lock)");
                     }

@@ -430,15 +430,22 @@ fn show_tests(run: &PackageRun) {
             TestStatus::Failed | TestStatus::Unfinished => ui::bad("✘"),
             TestStatus::Ignored | TestStatus::NotRun => ui::warn("–"),
         };
-        let what = match group.status {
-            TestStatus::Passed => "pass".to_owned(),
-            TestStatus::Ignored => "ignored".to_owned(),
-            TestStatus::NotRun => "not run: the test process ended before them".to_owned(),
-            TestStatus::Unfinished => "still running when the run was stopped".to_owned(),
-            TestStatus::Failed if group.message.is_empty() => "failed without a message".to_owned(),
-            TestStatus::Failed => limit_lines(&group.message, 20),
+        let one = count == 1;
+        let mut text = match group.status {
+            TestStatus::Passed if one => "1 test passes".to_owned(),
+            TestStatus::Passed => format!("{count} tests pass"),
+            TestStatus::Ignored => format!("{count} {tests} ignored"),
+            TestStatus::NotRun => {
+                format!("{count} {tests} not run: the test process ended before them")
+            }
+            TestStatus::Unfinished => {
+                format!("{count} {tests} still running when the run was stopped")
+            }
+            TestStatus::Failed if group.message.is_empty() => {
+                format!("{count} {tests} failed without a message")
+            }
+            TestStatus::Failed => format!("{count} {tests}: {}", limit_lines(&group.message, 20)),
         };
-        let mut text = format!("{count} {tests}: {what}");
         if let Some(at) = &group.location {
             text.push_str(&format!("\n(at {at})"));
         }
@@ -688,4 +695,27 @@ fn show_next(wb: &Workbook, state: &State, stage: &Stage) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn the_cases_of_one_rstest_function_are_named_together() {
+        let tests = [
+            "payment_ids_are_generated_by_the_database",
+            "payments_has_the_column::case_1_id",
+            "payments_has_the_column::case_2_order_id",
+            "a::b::plain_test",
+        ];
+        assert_eq!(
+            names(&tests),
+            [
+                "payment_ids_are_generated_by_the_database",
+                "payments_has_the_column::case_1_id, case_2_order_id",
+                "a::b::plain_test",
+            ]
+        );
+    }
 }

@@ -1,15 +1,16 @@
 //! A throwaway cluster from the local PostgreSQL binaries.
 //!
 //! - `initdb` runs once per PostgreSQL version; its data directory is cached under
-//!   `target/workbook-pg/`, and every test process starts from a copy (a copy and a
-//!   start take about 0.2 s; `initdb` takes 0.5 s).
+//!   `target/workbook-pg/`, and every test process starts from a copy (in memory, a
+//!   copy and a start take about 0.1 s; `initdb` takes 0.5 s).
 //! - PostgreSQL refuses to run as root. As root, the harness runs the server as the
 //!   `postgres` system user (or `nobody`), on a data directory that user owns.
 //! - The cluster lives in memory when it can: on `/dev/shm` when that is a writable
 //!   tmpfs with room, else in `TMPDIR`; `WORKBOOK_PG_TMPDIR` names another place. On
-//!   a disk every file PostgreSQL creates costs a journal write (about 0.3 ms here),
-//!   and a throwaway cluster with `fsync=off` gains nothing from being durable: on
-//!   tmpfs the copy, the start and each `CREATE DATABASE` are 5 to 15 times faster.
+//!   disk every file PostgreSQL creates can cost a journal write (0.3 ms on one of
+//!   our machines, where the copy took 1167 ms instead of 61, the start 1.07 to
+//!   1.48 s instead of 77 ms), and a throwaway cluster with `fsync=off` gains
+//!   nothing from being durable.
 //! - The server listens on a Unix socket in its own temporary directory only, so
 //!   parallel test processes never fight over a port.
 //! - A small supervisor shell owns the server and its directory. It waits for its

@@ -59,6 +59,7 @@ import 'book/book.just'
 
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
+    @echo "load: $(uptime | sed 's/.*load average/load average/')"
     @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
     @echo "cold (initdb and cache):"; cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
 

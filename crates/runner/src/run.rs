@@ -425,3 +425,50 @@ fn crash(status: std::process::ExitStatus, stderr: &str) -> String {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::{Duration, SystemTime};
+
+    use super::looks_current;
+    use crate::cargo::Executable;
+
+    fn file_at(path: &Path, age: Duration) {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("the directory");
+        let file = std::fs::File::create(path).expect("the file");
+        file.set_modified(SystemTime::now() - age)
+            .expect("the file's time is set");
+    }
+
+    #[test]
+    fn an_executable_older_than_a_file_of_its_package_is_not_run_before_the_build() {
+        let dir = std::env::temp_dir().join(format!("runner-looks-current-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let exe = Executable {
+            package: "stage3".into(),
+            target: "stage3".into(),
+            path: dir.join("target/debug/deps/stage3-0123"),
+            manifest_dir: dir.join("exercise"),
+            src_path: dir.join("tests/stage3.rs"),
+            fresh: false,
+        };
+        file_at(&exe.path, Duration::from_secs(60));
+        file_at(&exe.src_path, Duration::from_secs(120));
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::from_secs(120));
+        // The package's own target directory does not count.
+        file_at(&dir.join("exercise/target/debug/x"), Duration::ZERO);
+        assert!(looks_current(&exe), "nothing is newer than the executable");
+
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::ZERO);
+        assert!(!looks_current(&exe), "the learner just saved lib.rs");
+
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::from_secs(120));
+        file_at(&exe.src_path, Duration::ZERO);
+        assert!(!looks_current(&exe), "the test file changed");
+
+        std::fs::remove_file(&exe.path).expect("the executable is removed");
+        assert!(!looks_current(&exe), "no executable, nothing to run early");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -2,7 +2,9 @@
 # Without just, the same commands run through cargo's alias (.cargo/config.toml):
 # `cargo workbook stage 1`, `cargo workbook hint 1`, ...
 
-runner := "cargo run -q -p workbook-runner --"
+# The alias itself: one place says how the runner is built and run (quiet, but
+# with cargo's progress bar while a first run builds it).
+runner := "cargo workbook"
 
 # List the recipes
 default:
@@ -62,6 +64,7 @@ import 'book/book.just'
 
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
+    @echo "load: $(uptime | sed 's/.*load average/load average/')"
     @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
     @echo "cold (initdb and cache):"; cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
 

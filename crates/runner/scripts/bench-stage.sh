@@ -7,16 +7,15 @@
 # the figure includes recompiling the exercise. Each line is one run: the wall
 # time from starting `just stage N --no-predict` to its exit, and the runner's own
 # split (cargo's build check or rebuild, then the tests, PostgreSQL's start
-# included). Prints the medians last.
+# included; the two overlap when the last build is still current). Prints min,
+# median and max last, with the machine's load: figures from a busy machine are
+# not figures of the workbook.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 n=${1:-1}
 runs=${2:-5}
-if command -v just >/dev/null; then
-    stage=(just stage "$n" --no-predict)
-else
-    stage=(cargo workbook stage "$n" --no-predict)
-fi
+# What `just stage N` runs too.
+stage=(cargo workbook stage "$n" --no-predict)
 # The stage's edit files, from stages.toml.
 mapfile -t files < <(awk -v n="$n" '
     /^\[\[stage\]\]/ { inside = 0 }
@@ -25,7 +24,9 @@ mapfile -t files < <(awk -v n="$n" '
 ' stages.toml)
 
 "${stage[@]}" >/dev/null 2>&1 || true   # warm up: build the runner and the tests once
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# min / median / max of a column of numbers
+spread() { sort -n | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
+echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for mode in warm edit; do
     : >"/tmp/bench-stage-$mode"
     for i in $(seq "$runs"); do
@@ -40,5 +41,6 @@ for mode in warm edit; do
     done
 done
 for mode in warm edit; do
-    printf 'median, %s: %s s\n' "$mode" "$(median <"/tmp/bench-stage-$mode")"
+    printf 'stage %s, %-4s: %s (s, %d runs)\n' "$n" "$mode" "$(spread <"/tmp/bench-stage-$mode")" "$runs"
 done
+echo "load after: $(uptime | sed 's/.*load average/load average/')"

@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -52,7 +52,7 @@ impl Targets<'_> {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Executable {
     pub package: String,
     pub target: String,
@@ -61,6 +61,12 @@ pub struct Executable {
     pub integration: bool,
     pub path: PathBuf,
     pub manifest_dir: PathBuf,
+    /// The target's root source file (`tests/stage3_unique_key.rs`).
+    #[serde(default)]
+    pub src_path: PathBuf,
+    /// Cargo found it up to date: this build did not rewrite it.
+    #[serde(skip)]
+    pub fresh: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -178,13 +184,20 @@ impl Cargo {
             elapsed: Duration::ZERO,
         };
         let mut finished = None;
+        let mut compiled = 0;
         for line in lines {
             match line {
                 Line::Err(text) => {
                     let t = text.trim_start();
                     if let Some(rest) = t.strip_prefix("Compiling ") {
                         let name = rest.split_whitespace().next().unwrap_or(rest);
-                        status(&format!("compiling {name}"));
+                        compiled += 1;
+                        // A first build compiles a few hundred crates: say so, so that
+                        // two minutes of it do not look like a hang.
+                        status(&format!(
+                            "compiling {name} ({compiled} crates so far; a first build \
+                             compiles a few hundred, once)"
+                        ));
                     } else if t.starts_with("Blocking waiting for file lock") {
                         status("waiting for another cargo to finish (build directory lock)");
                     }
@@ -300,6 +313,8 @@ fn executable(message: &Value) -> Option<Executable> {
             .is_some_and(|kinds| kinds.iter().any(|k| k == "test")),
         path,
         manifest_dir: manifest_path.parent()?.to_owned(),
+        src_path: PathBuf::from(message["target"]["src_path"].as_str().unwrap_or("")),
+        fresh: message["fresh"].as_bool() == Some(true),
     })
 }
 
@@ -321,6 +336,8 @@ pub enum End {
     Exited(ExitStatus),
     /// Still running at the bound, and stopped.
     TimedOut(Duration),
+    /// Stopped because its results were no longer wanted.
+    Cancelled,
 }
 
 #[derive(Debug, Clone)]
@@ -345,25 +362,37 @@ pub struct RunEnv {
     pub observations: Option<PathBuf>,
 }
 
-/// Runs one test executable as `cargo test` would, stopping it after `bound`.
+/// Runs one test executable as `cargo test` would, stopping it after `bound`,
+/// or as soon as `cancel` is set (then the run ends as [`End::Cancelled`]).
 /// `progress` hears (tests finished, tests listed) as results come in.
 pub fn run_tests(
     exe: &Executable,
     env: &RunEnv,
     bound: Duration,
+    cancel: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<TestRun, Error> {
     let started = Instant::now();
     let list = run_bounded(
         test_command(exe, env, &["--list", "--format", "terse"]),
         Duration::from_secs(60),
+        cancel,
         &mut |_| {},
     )?;
     let listed = libtest::parse_list(&list.0);
     let total = listed.len();
     progress(0, total);
     let mut done = 0;
-    let (stdout, stderr, end) = run_bounded(test_command(exe, env, &[]), bound, &mut |line| {
+    // The stages' tests mostly wait (on a pool's bounded acquire, a lock, a
+    // server), and some wait seconds on purpose: more of them at once than there
+    // are cores finishes sooner, e.g. stage 5's three tests in 3 s, not 5.
+    let threads = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(2)
+        .max(4)
+        .to_string();
+    let run = test_command(exe, env, &["--test-threads", &threads]);
+    let (stdout, stderr, end) = run_bounded(run, bound, cancel, &mut |line| {
         if line.starts_with("test ") && line.contains(" ... ") {
             done += 1;
             progress(done, total);
@@ -412,6 +441,7 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
 fn run_bounded(
     mut command: Command,
     bound: Duration,
+    cancel: &AtomicBool,
     on_line: &mut dyn FnMut(&str),
 ) -> Result<(String, String, End), Error> {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -448,10 +478,14 @@ fn run_bounded(
     let mut exited_at = None;
     loop {
         let now = Instant::now();
-        if exited.is_none() && now >= deadline {
+        let cancelled = cancel.load(Ordering::Relaxed);
+        if exited.is_none() && (now >= deadline || cancelled) {
             let _ = child.kill();
             let _ = child.wait();
             wait_until_gone(&tag, Duration::from_secs(10));
+            if cancelled {
+                return Ok((stdout, stderr, End::Cancelled));
+            }
             // Whatever is still in the pipes, briefly.
             let drain_until = Instant::now() + Duration::from_millis(300);
             while let Ok(line) =

@@ -1,9 +1,14 @@
 //! One package's tests, built and run, and what came of each test.
 
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
 
-use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, run_tests};
+use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_tests};
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::Observations;
@@ -100,6 +105,12 @@ impl PackageRun {
 
 /// Builds `targets` and runs their test executables, bounded by `bound`, with
 /// the observations going to `observations`.
+///
+/// `remembered` (a file the runner keeps) names the executable the last build
+/// of a single test target produced. While cargo checks whether anything needs
+/// building (a fraction of a second even when nothing does), that executable
+/// already runs; its results count only if cargo then reports that very file as
+/// fresh. When a source file is newer than it, it is not even started.
 pub fn build_and_run(
     cargo: &Cargo,
     targets: Targets<'_>,
@@ -107,9 +118,28 @@ pub fn build_and_run(
     bound: Duration,
     spinner: &mut Spinner,
     what: &str,
+    remembered: Option<&Path>,
 ) -> Result<PackageRun, Error> {
+    let env = RunEnv {
+        observations: Some(observations.to_owned()),
+    };
+    let mut early = match (targets, remembered) {
+        (Targets::Test { package, target }, Some(file)) => read_remembered(file, package, target)
+            .filter(looks_current)
+            .map(|exe| EarlyRun::start(exe, env.clone(), bound)),
+        _ => None,
+    };
     spinner.phase(&format!("Building: {} --no-run", targets.command()));
-    let build = cargo.build(targets, &mut |status| spinner.detail(status))?;
+    let build = cargo.build(targets, &mut |status| spinner.detail(status));
+    let build = match build {
+        Ok(build) => build,
+        Err(e) => {
+            if let Some(early) = early.take() {
+                early.cancel();
+            }
+            return Err(e);
+        }
+    };
     let command = targets.command();
     let not_built = |build: Build, why: String| PackageRun {
         command: command.clone(),
@@ -120,16 +150,6 @@ pub fn build_and_run(
         harness: Vec::new(),
         run_time: Duration::ZERO,
     };
-    if !build.errors.is_empty() {
-        return Ok(PackageRun {
-            state: RunState::CompileError,
-            ..not_built(build, String::new())
-        });
-    }
-    if !build.success {
-        let why = build.cargo_errors().join("\n");
-        return Ok(not_built(build, why));
-    }
     let executables: Vec<Executable> = match targets {
         Targets::Test { package, target } => build
             .executable(package, target)
@@ -144,21 +164,37 @@ pub fn build_and_run(
             .collect(),
         Targets::Workspace => build.executables.clone(),
     };
+    // The early run counts only for the very executable cargo reports as fresh.
+    let early = early.and_then(|early| match executables.as_slice() {
+        [exe] if early.is_still(exe) => Some(early),
+        _ => {
+            early.cancel();
+            // Whatever it recorded is not this build's.
+            let _ = std::fs::write(observations, "");
+            None
+        }
+    });
+    if !build.errors.is_empty() {
+        return Ok(PackageRun {
+            state: RunState::CompileError,
+            ..not_built(build, String::new())
+        });
+    }
+    if !build.success {
+        let why = build.cargo_errors().join("\n");
+        return Ok(not_built(build, why));
+    }
     if executables.is_empty() {
         return Ok(not_built(
             build,
             format!("`{command}` built no test executable"),
         ));
     }
-    run_built(
-        build,
-        command,
-        &executables,
-        observations,
-        bound,
-        spinner,
-        what,
-    )
+    if let (Some(file), [exe]) = (remembered, executables.as_slice()) {
+        remember(file, exe);
+    }
+    let runs = run_all(&executables, &env, bound, spinner, what, early)?;
+    Ok(runs.into_package_run(command, build, observations))
 }
 
 /// Runs test executables `build` made (for `command`), bounded by `bound` in all.
@@ -171,26 +207,65 @@ pub fn run_built(
     spinner: &mut Spinner,
     what: &str,
 ) -> Result<PackageRun, Error> {
-    spinner.phase(&format!("Running {what}"));
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };
+    let runs = run_all(executables, &env, bound, spinner, what, None)?;
+    Ok(runs.into_package_run(command, build, observations))
+}
+
+/// What running a package's test executables came to.
+struct Runs {
+    state: RunState,
+    tests: Vec<TestVerdict>,
+    harness: Vec<String>,
+    run_time: Duration,
+}
+
+impl Runs {
+    fn into_package_run(self, command: String, build: Build, observations: &Path) -> PackageRun {
+        PackageRun {
+            command,
+            build,
+            state: self.state,
+            tests: self.tests,
+            observations: Observations::read(observations),
+            harness: self.harness,
+            run_time: self.run_time,
+        }
+    }
+}
+
+fn run_all(
+    executables: &[Executable],
+    env: &RunEnv,
+    bound: Duration,
+    spinner: &mut Spinner,
+    what: &str,
+    mut early: Option<EarlyRun>,
+) -> Result<Runs, Error> {
+    spinner.phase(&format!("Running {what}"));
     let several = executables.len() > 1;
     let mut tests = Vec::new();
     let mut harness = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
     for exe in executables {
-        let run = run_tests(
-            exe,
-            &env,
-            bound.saturating_sub(run_time),
-            &mut |done, total| {
-                if total > 0 {
-                    spinner.detail(&format!("{done}/{total} tests"));
-                }
-            },
-        )?;
+        let mut progress = |done: usize, total: usize| {
+            if total > 0 {
+                spinner.detail(&format!("{done}/{total} tests"));
+            }
+        };
+        let run = match early.take() {
+            Some(early) => early.wait(&mut progress)?,
+            None => run_tests(
+                exe,
+                env,
+                bound.saturating_sub(run_time),
+                &AtomicBool::new(false),
+                &mut progress,
+            )?,
+        };
         run_time += run.elapsed;
         harness.extend(
             run.stderr
@@ -227,6 +302,7 @@ pub fn run_built(
         }
         let this = match run.end {
             End::TimedOut(bound) => RunState::TimedOut(bound),
+            End::Cancelled => RunState::Crashed("the test run was stopped".to_owned()),
             End::Exited(status) if report.summary.is_none() => {
                 RunState::Crashed(crash(status, &run.stderr))
             }
@@ -244,14 +320,126 @@ pub fn run_built(
     if state == RunState::Passed && tests.iter().any(|t| t.status == TestStatus::Failed) {
         state = RunState::Failed;
     }
-    Ok(PackageRun {
-        command,
-        build,
+    Ok(Runs {
         state,
         tests,
-        observations: Observations::read(observations),
         harness,
         run_time,
+    })
+}
+
+/// A test executable started before cargo said whether it is current.
+struct EarlyRun {
+    exe: Executable,
+    modified: Option<SystemTime>,
+    cancel: Arc<AtomicBool>,
+    progress: Receiver<(usize, usize)>,
+    thread: JoinHandle<Result<TestRun, Error>>,
+}
+
+impl EarlyRun {
+    fn start(exe: Executable, env: RunEnv, bound: Duration) -> Self {
+        let modified = modified(&exe.path);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tell, progress) = mpsc::channel();
+        let thread = {
+            let (exe, cancel) = (exe.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                run_tests(&exe, &env, bound, &cancel, &mut |done, total| {
+                    let _ = tell.send((done, total));
+                })
+            })
+        };
+        Self {
+            exe,
+            modified,
+            cancel,
+            progress,
+            thread,
+        }
+    }
+
+    /// Whether cargo's `exe` is the file this run started, untouched since.
+    fn is_still(&self, exe: &Executable) -> bool {
+        exe.fresh && exe.path == self.exe.path && modified(&exe.path) == self.modified
+    }
+
+    /// Stops the run and waits until its processes are gone.
+    fn cancel(self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
+
+    /// The run's results, with its progress told as it goes.
+    fn wait(self, progress: &mut dyn FnMut(usize, usize)) -> Result<TestRun, Error> {
+        // The channel closes when the run's thread ends.
+        for (done, total) in self.progress.iter() {
+            progress(done, total);
+        }
+        self.thread.join().unwrap_or_else(|_| {
+            Err(Error::Command {
+                command: self.exe.path.display().to_string(),
+                detail: "the thread running the tests panicked".to_owned(),
+            })
+        })
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The executables of single test targets the last builds produced, by
+/// `package/target`.
+type Remembered = BTreeMap<String, Executable>;
+
+fn read_remembered(file: &Path, package: &str, target: &str) -> Option<Executable> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut all: Remembered = serde_json::from_str(&text).ok()?;
+    all.remove(&format!("{package}/{target}"))
+}
+
+fn remember(file: &Path, exe: &Executable) {
+    let mut all: Remembered = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let key = format!("{}/{}", exe.package, exe.target);
+    if all.get(&key) != Some(exe) {
+        all.insert(key, exe.clone());
+        if let Ok(text) = serde_json::to_string_pretty(&all) {
+            let _ = std::fs::write(file, text);
+        }
+    }
+}
+
+/// No file of the package, nor the test's source, is newer than the executable:
+/// the edit a learner just saved will be rebuilt, and running the old build first
+/// would only slow that down.
+fn looks_current(exe: &Executable) -> bool {
+    let Some(built) = modified(&exe.path) else {
+        return false;
+    };
+    let newer = |path: &Path| modified(path).is_some_and(|m| m > built);
+    !newer(&exe.src_path) && !any_newer(&exe.manifest_dir, &newer)
+}
+
+fn any_newer(dir: &Path, newer: &dyn Fn(&Path) -> bool) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                let name = entry.file_name();
+                name != "target"
+                    && !name.to_string_lossy().starts_with('.')
+                    && any_newer(&path, newer)
+            }
+            Ok(_) => newer(&path),
+            Err(_) => false,
+        }
     })
 }
 
@@ -282,5 +470,52 @@ fn crash(status: std::process::ExitStatus, stderr: &str) -> String {
             "the test process {how} before it reported its results; it said:\n{}",
             tail.join("\n")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::{Duration, SystemTime};
+
+    use super::looks_current;
+    use crate::cargo::Executable;
+
+    fn file_at(path: &Path, age: Duration) {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("the directory");
+        let file = std::fs::File::create(path).expect("the file");
+        file.set_modified(SystemTime::now() - age)
+            .expect("the file's time is set");
+    }
+
+    #[test]
+    fn an_executable_older_than_a_file_of_its_package_is_not_run_before_the_build() {
+        let dir = std::env::temp_dir().join(format!("runner-looks-current-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let exe = Executable {
+            package: "stage3".into(),
+            target: "stage3".into(),
+            path: dir.join("target/debug/deps/stage3-0123"),
+            manifest_dir: dir.join("exercise"),
+            src_path: dir.join("tests/stage3.rs"),
+            fresh: false,
+        };
+        file_at(&exe.path, Duration::from_secs(60));
+        file_at(&exe.src_path, Duration::from_secs(120));
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::from_secs(120));
+        // The package's own target directory does not count.
+        file_at(&dir.join("exercise/target/debug/x"), Duration::ZERO);
+        assert!(looks_current(&exe), "nothing is newer than the executable");
+
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::ZERO);
+        assert!(!looks_current(&exe), "the learner just saved lib.rs");
+
+        file_at(&dir.join("exercise/src/lib.rs"), Duration::from_secs(120));
+        file_at(&exe.src_path, Duration::ZERO);
+        assert!(!looks_current(&exe), "the test file changed");
+
+        std::fs::remove_file(&exe.path).expect("the executable is removed");
+        assert!(!looks_current(&exe), "no executable, nothing to run early");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -4,7 +4,8 @@
 //! - `stage-N/answers.json`: the predictions given before stage N ran;
 //! - `stage-N/hints.json`: how many of stage N's hints were shown;
 //! - `stage-N/observations.jsonl`: what the last run of stage N recorded;
-//! - `runs/`: the observation files of runs in progress.
+//! - `runs/`: the observation files of runs in progress;
+//! - `executables.json`: the test executable each stage's last build produced.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -122,6 +123,12 @@ impl State {
     }
 
     /// A fresh, empty file for one run's observations.
+    /// Which executable the last build of each stage's tests produced (see
+    /// `run::build_and_run`).
+    pub fn executables_file(&self) -> PathBuf {
+        self.dir.join("executables.json")
+    }
+
     pub fn observations_file(&self, label: &str) -> Result<PathBuf, Error> {
         let dir = self.dir.join("runs");
         create_dir(&dir)?;

@@ -75,6 +75,50 @@ pub fn wrap(text: &str, indent: usize) -> String {
     out.join("\n")
 }
 
+/// Like [`wrap`], but keeps every line that fits as it is (a message may hold
+/// an aligned table); only longer lines are wrapped, at spaces.
+pub fn wrap_lines(text: &str, indent: usize) -> String {
+    let width = usize::from(width()).saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    text.split('\n')
+        .map(|line| {
+            if console::measure_text_width(line) <= width {
+                format!("{pad}{line}")
+            } else {
+                wrap(line, indent)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One item a line, indented; an item too long for the width (`f::case_1, case_2,
+/// ...`) goes on over more lines, broken after its commas, never inside a name.
+pub fn wrap_list(items: &[String], indent: usize) -> String {
+    list_in(items, indent, usize::from(width()))
+}
+
+fn list_in(items: &[String], indent: usize, columns: usize) -> String {
+    let width = columns.saturating_sub(indent).max(20);
+    let pad = " ".repeat(indent);
+    let mut out = Vec::new();
+    for item in items {
+        let mut line = String::new();
+        for part in item.split_inclusive(", ") {
+            let fits = console::measure_text_width(line.trim_end())
+                + console::measure_text_width(part.trim_end())
+                <= width;
+            if !line.is_empty() && !fits {
+                out.push(format!("{pad}{}", line.trim_end()));
+                line = "  ".to_owned();
+            }
+            line.push_str(part);
+        }
+        out.push(format!("{pad}{}", line.trim_end()));
+    }
+    out.join("\n")
+}
+
 pub fn heading(text: &str) {
     println!("\n{}", style(text).bold());
 }
@@ -205,4 +249,31 @@ pub fn line(prompt: &str) -> Result<Option<String>, Error> {
     )?;
     let text = text.trim();
     Ok((!text.is_empty()).then(|| text.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::list_in;
+
+    #[test]
+    fn a_long_list_of_cases_breaks_after_a_comma_never_inside_a_name() {
+        let items = vec![
+            "created_at_defaults_to_now".to_owned(),
+            "idempotency_keys_has_the_column::case_1_key, case_2_body_hash, case_3_status, \
+             case_4_response, case_5_created_at"
+                .to_owned(),
+        ];
+        let text = list_in(&items, 4, 60);
+        assert_eq!(
+            text,
+            "    created_at_defaults_to_now\n    \
+             idempotency_keys_has_the_column::case_1_key,\n      \
+             case_2_body_hash, case_3_status, case_4_response,\n      \
+             case_5_created_at"
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 60),
+            "{text}"
+        );
+    }
 }

@@ -47,6 +47,7 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
         options.timeout,
         &mut spinner,
         &format!("the stage {number} tests (PostgreSQL starts first)"),
+        Some(&state.executables_file()),
     );
     let run = match run {
         Ok(run) => run,
@@ -188,6 +189,7 @@ fn observed_by_runs(
             timeout,
             spinner,
             &format!("{package} (for the predictions)"),
+            None,
         )?;
         let finished = !matches!(
             run.state,
@@ -417,88 +419,125 @@ fn show_tests(run: &PackageRun) {
         return;
     }
     ui::heading("Tests");
-    let mut table = ui::table(["test", "result", "what it says"]);
-    ui::at_least(&mut table, 2, 50);
-    let mut previous: Option<String> = None;
-    for t in in_reading_order(run) {
-        let result = match t.status {
-            TestStatus::Passed => "✔ pass",
-            TestStatus::Failed => "✘ FAIL",
-            TestStatus::Ignored => "– ignored",
-            TestStatus::Unfinished => "⧗ unfinished",
-            TestStatus::NotRun => "– not run",
+    for (i, group) in groups(run).into_iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        let count = group.tests.len();
+        let tests = if count == 1 { "test" } else { "tests" };
+        let mark = match group.status {
+            TestStatus::Passed => ui::good("✔"),
+            TestStatus::Failed | TestStatus::Unfinished => ui::bad("✘"),
+            TestStatus::Ignored | TestStatus::NotRun => ui::warn("–"),
         };
-        let message = match (&t.failure, t.status) {
-            (Some(f), TestStatus::Failed) => {
-                let mut text = f.message.clone();
-                if text.is_empty() {
-                    text = "(it failed without a message)".to_owned();
-                }
-                if let Some(at) = &f.location {
-                    text.push_str(&format!("\n(panicked at {at})"));
-                }
-                text
+        let one = count == 1;
+        let mut text = match group.status {
+            TestStatus::Passed if one => "1 test passes".to_owned(),
+            TestStatus::Passed => format!("{count} tests pass"),
+            TestStatus::Ignored => format!("{count} {tests} ignored"),
+            TestStatus::NotRun => {
+                format!("{count} {tests} not run: the test process ended before them")
             }
-            (_, TestStatus::Unfinished) => "still running when the run was stopped".to_owned(),
-            _ => String::new(),
+            TestStatus::Unfinished => {
+                format!("{count} {tests} still running when the run was stopped")
+            }
+            TestStatus::Failed if group.message.is_empty() => {
+                format!("{count} {tests} failed without a message")
+            }
+            TestStatus::Failed => format!("{count} {tests}: {}", limit_lines(&group.message, 20)),
         };
-        let message = limit_lines(&message, 20);
-        let cell = if !message.is_empty() && previous.as_deref() == Some(message.as_str()) {
-            "(same as above)".to_owned()
-        } else {
-            message.clone()
-        };
-        previous = (!message.is_empty()).then_some(message);
-        // On a narrow terminal, long rstest names wrap after their `::`, not in
-        // the middle of a word.
-        let name = if t.name.len() > usize::from(ui::width()) * 35 / 100 {
-            t.name.replace("::", "::\n")
-        } else {
-            t.name.clone()
-        };
-        table.add_row([name, result.to_owned(), cell]);
+        if let Some(at) = &group.location {
+            text.push_str(&format!("\n(at {at})"));
+        }
+        println!("{mark} {}", ui::wrap_lines(&text, 2).trim_start());
+        println!("{}", ui::wrap_list(&names(&group.tests), 4));
     }
-    println!("{table}");
     // What the first failing test printed (e.g. a results table, the pool's state).
     if let Some((name, printed)) = run
         .failed()
         .filter_map(|t| t.failure.as_ref().map(|f| (&t.name, &f.printed)))
         .find(|(_, p)| !p.trim().is_empty())
     {
+        println!();
         ui::note(&format!("What {name} printed:"));
         println!("{}", limit_lines(printed, 40));
     }
 }
 
-/// Failures first, those with the same message together; then the rest.
-fn in_reading_order(run: &PackageRun) -> Vec<&crate::run::TestVerdict> {
+/// Tests that ended the same way and say the same thing.
+struct Group<'a> {
+    status: TestStatus,
+    message: String,
+    /// Where they panicked, when that is one place for all of them.
+    location: Option<String>,
+    tests: Vec<&'a str>,
+}
+
+/// Failures first, one group per message (a missing table fails a dozen tests
+/// with one message: it is said once); then what did not finish, what did not
+/// run, what passed, what was ignored.
+fn groups(run: &PackageRun) -> Vec<Group<'_>> {
     let rank = |status: TestStatus| match status {
-        TestStatus::Failed | TestStatus::Unfinished => 0,
-        TestStatus::NotRun => 1,
-        TestStatus::Passed => 2,
-        TestStatus::Ignored => 3,
+        TestStatus::Failed => 0,
+        TestStatus::Unfinished => 1,
+        TestStatus::NotRun => 2,
+        TestStatus::Passed => 3,
+        TestStatus::Ignored => 4,
     };
-    let message = |t: &crate::run::TestVerdict| {
-        t.failure
-            .as_ref()
-            .map(|f| f.message.clone())
-            .unwrap_or_default()
-    };
-    let mut groups: Vec<String> = Vec::new();
-    let mut tests: Vec<(usize, usize, &crate::run::TestVerdict)> = run
-        .tests
-        .iter()
-        .map(|t| {
-            let m = message(t);
-            let group = groups.iter().position(|g| *g == m).unwrap_or_else(|| {
-                groups.push(m);
-                groups.len() - 1
-            });
-            (rank(t.status), group, t)
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for t in &run.tests {
+        let (message, location) = match (&t.failure, t.status) {
+            (Some(f), TestStatus::Failed) => (f.message.trim_end().to_owned(), f.location.clone()),
+            _ => (String::new(), None),
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.status == t.status && g.message == message)
+        {
+            Some(group) => {
+                if group.location != location {
+                    group.location = None;
+                }
+                group.tests.push(&t.name);
+            }
+            None => groups.push(Group {
+                status: t.status,
+                message,
+                location,
+                tests: vec![&t.name],
+            }),
+        }
+    }
+    groups.sort_by_key(|g| rank(g.status));
+    groups
+}
+
+/// Test names, with the cases of one rstest function together:
+/// `f::case_1_a, case_2_b` instead of `f::case_1_a, f::case_2_b`.
+fn names(tests: &[&str]) -> Vec<String> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for name in tests {
+        let (function, case) = match name.rsplit_once("::") {
+            Some((function, case)) if case.starts_with("case_") => (function, Some(case)),
+            _ => (*name, None),
+        };
+        match (case, out.last_mut()) {
+            (Some(case), Some((last, cases))) if last == function && !cases.is_empty() => {
+                cases.push(case.to_owned())
+            }
+            (Some(case), _) => out.push((function.to_owned(), vec![case.to_owned()])),
+            (None, _) => out.push((function.to_owned(), Vec::new())),
+        }
+    }
+    out.into_iter()
+        .map(|(function, cases)| {
+            if cases.is_empty() {
+                function
+            } else {
+                format!("{function}::{}", cases.join(", "))
+            }
         })
-        .collect();
-    tests.sort_by_key(|(rank, group, _)| (*rank, *group));
-    tests.into_iter().map(|(_, _, t)| t).collect()
+        .collect()
 }
 
 fn limit_lines(text: &str, max: usize) -> String {
@@ -656,4 +695,27 @@ fn show_next(wb: &Workbook, state: &State, stage: &Stage) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn the_cases_of_one_rstest_function_are_named_together() {
+        let tests = [
+            "payment_ids_are_generated_by_the_database",
+            "payments_has_the_column::case_1_id",
+            "payments_has_the_column::case_2_order_id",
+            "a::b::plain_test",
+        ];
+        assert_eq!(
+            names(&tests),
+            [
+                "payment_ids_are_generated_by_the_database",
+                "payments_has_the_column::case_1_id, case_2_order_id",
+                "a::b::plain_test",
+            ]
+        );
+    }
 }

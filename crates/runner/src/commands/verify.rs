@@ -150,6 +150,7 @@ impl Verifier<'_> {
             self.timeout,
             &mut self.spinner,
             what,
+            None,
         );
         let _ = std::fs::remove_file(&file);
         run

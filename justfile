@@ -43,6 +43,15 @@ solution N *FLAGS:
 doctor:
     @{{runner}} doctor
 
+# Remove the PostgreSQL container kept between runs (when the tests use Docker)
+[no-exit-message]
+db-stop:
+    @{{runner}} db-stop
+
+# Build the PostgreSQL image workbook-postgres:15 offline from Debian packages (no registry needed; root, mmdebstrap)
+docker-image:
+    docker/build-image.sh
+
 # What CI runs: every solution passes, every exercise and known-wrong variant fails as intended, answer keys hold, fmt and clippy are clean
 [no-exit-message]
 verify *FLAGS:

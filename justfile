@@ -66,8 +66,13 @@ import 'book/book.just'
 
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
-    @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
-    @echo "cold (initdb and cache):"; cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
+    @for i in 1 2 3 4 5; do WORKBOOK_DB=local cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
+    @echo "cold (initdb and cache):"; WORKBOOK_DB=local cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
+
+# The same on a container (needs an engine; WORKBOOK_PG_IMAGE picks the image): a throwaway one per run, then the kept one
+bench-harness-container:
+    @echo "throwaway container:"; for i in 1 2 3 4 5; do WORKBOOK_DB=container cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
+    @echo "kept container (the first run starts it):"; for i in 1 2 3 4 5; do WORKBOOK_DB=container WORKBOOK_KEEP_CONTAINER=1 cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
 
 # How long the learner's loop takes: `just stage N` warm, and after an edit
 bench-stage N="1":

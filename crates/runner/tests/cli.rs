@@ -654,7 +654,7 @@ fn doctor_says_which_server_and_starts_it() {
     let ran = run(workbook(&fixture("workbook"), &state).arg("doctor"));
     assert_eq!(ran.code, Some(0), "{ran}");
     assert!(ran.says("→ The tests will use"), "{ran}");
-    assert!(ran.says("2. Docker"), "{ran}");
+    assert!(ran.says("2. Container engine"), "{ran}");
     assert!(
         ran.says("3. Local binaries") || ran.says("3. local binaries"),
         "{ran}"

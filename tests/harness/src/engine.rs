@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -185,8 +185,26 @@ impl Reply {
 /// Short enough that a hung engine fails a run in seconds.
 const CALL_BOUND: Duration = Duration::from_secs(10);
 
-trait Stream: Read + Write {}
-impl<T: Read + Write> Stream for T {}
+/// The longest silence of a pull in progress before the harness gives up on it.
+const PULL_SILENCE: Duration = Duration::from_secs(60);
+
+/// A connection to the engine, Unix or TCP.
+trait Stream: Read + Write {
+    /// How long one read may wait.
+    fn bound_reads(&self, bound: Duration) -> std::io::Result<()>;
+}
+
+impl Stream for UnixStream {
+    fn bound_reads(&self, bound: Duration) -> std::io::Result<()> {
+        self.set_read_timeout(Some(bound))
+    }
+}
+
+impl Stream for TcpStream {
+    fn bound_reads(&self, bound: Duration) -> std::io::Result<()> {
+        self.set_read_timeout(Some(bound))
+    }
+}
 
 impl Engine {
     fn connect(&self, bound: Duration) -> std::io::Result<Box<dyn Stream>> {
@@ -198,7 +216,19 @@ impl Engine {
                 Box::new(stream)
             }
             Endpoint::Tcp(address) => {
-                let stream = TcpStream::connect(address)?;
+                // A remote engine that does not answer must not hang the run.
+                let mut last = std::io::Error::other(format!("{address} resolves to nothing"));
+                let mut connected = None;
+                for ip in address.to_socket_addrs()? {
+                    match TcpStream::connect_timeout(&ip, bound) {
+                        Ok(stream) => {
+                            connected = Some(stream);
+                            break;
+                        }
+                        Err(e) => last = e,
+                    }
+                }
+                let stream = connected.ok_or(last)?;
                 stream.set_read_timeout(Some(bound))?;
                 stream.set_write_timeout(Some(bound))?;
                 Box::new(stream)
@@ -279,6 +309,9 @@ impl Engine {
             .read_line(&mut status_line)
             .map_err(|e| format!("no registry answered within {first_word:?} ({e})"))?;
         let status = status_line.split_whitespace().nth(1).unwrap_or("");
+        // A registry answered: from now on only a long silence ends the pull (a big
+        // layer may be extracted for a while between two progress lines).
+        let _ = lines.get_ref().bound_reads(PULL_SILENCE);
         let mut line = String::new();
         // Headers, then one JSON object per line of progress.
         loop {
@@ -411,19 +444,31 @@ mod tests {
 
     use super::*;
 
-    /// A fake engine: answers every request on its socket with `200 OK`, as `/_ping` does.
-    fn answering_engine(path: &Path) {
+    /// A fake engine: answers every request on its socket with `reply` (`None`:
+    /// reads the request and then says nothing, holding the connection open).
+    fn fake_engine(path: &Path, reply: Option<&'static str>) {
         std::fs::create_dir_all(path.parent().expect("a socket path has a parent"))
             .expect("create the socket's directory");
         let listener = UnixListener::bind(path).expect("bind a fake engine socket");
         std::thread::spawn(move || {
+            let mut held = Vec::new();
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { return };
                 let mut request = [0u8; 512];
                 let _ = stream.read(&mut request);
-                let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nOK");
+                match reply {
+                    Some(reply) => {
+                        let _ = stream.write_all(reply.as_bytes());
+                    }
+                    None => held.push(stream),
+                }
             }
         });
+    }
+
+    /// Answers every request with `200 OK`, as `/_ping` does.
+    fn answering_engine(path: &Path) {
+        fake_engine(path, Some("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nOK"));
     }
 
     /// A socket file nobody listens on any more, as an engine that quit leaves behind.
@@ -552,6 +597,63 @@ mod tests {
         stale_socket(&dir.join("sys/var/run/docker.sock"));
         let why = find_engine(&places(&dir)).expect_err("nothing listens");
         assert!(why.starts_with("no engine answers at unix://"), "{why}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn engine_at(path: PathBuf) -> Engine {
+        Engine {
+            endpoint: Endpoint::Unix(path),
+            kind: "a fake engine",
+        }
+    }
+
+    #[test]
+    fn a_registry_that_does_not_answer_ends_the_pull_within_its_bound() {
+        let dir = scratch("silent-registry");
+        let socket = dir.join("engine.sock");
+        fake_engine(&socket, None);
+        let started = Instant::now();
+        let why = engine_at(socket)
+            .pull("postgres:15-alpine", Duration::from_millis(300))
+            .expect_err("nothing answers");
+        let waited = started.elapsed();
+        assert!(
+            why.starts_with("no registry answered within 300ms"),
+            "{why}"
+        );
+        assert!(waited < Duration::from_secs(2), "waited {waited:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failed_pull_is_reported_in_the_engine_s_words() {
+        let dir = scratch("no-registry");
+        let socket = dir.join("engine.sock");
+        fake_engine(
+            &socket,
+            Some(
+                "HTTP/1.0 500 Internal Server Error\r\nContent-Type: application/json\r\n\r\n\
+                 {\"message\":\"lookup registry-1.docker.io: no such host\"}\n",
+            ),
+        );
+        let why = engine_at(socket)
+            .pull("postgres:15-alpine", Duration::from_secs(2))
+            .expect_err("the engine refused");
+        assert_eq!(why, "HTTP 500: lookup registry-1.docker.io: no such host");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn removing_a_container_that_is_already_gone_is_not_an_error() {
+        let dir = scratch("gone");
+        let socket = dir.join("engine.sock");
+        fake_engine(
+            &socket,
+            Some("HTTP/1.0 404 Not Found\r\n\r\n{\"message\":\"No such container: x\"}"),
+        );
+        let engine = engine_at(socket);
+        assert_eq!(engine.remove("x"), Ok(()));
+        assert_eq!(engine.has_image("postgres:15-alpine"), Ok(false));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

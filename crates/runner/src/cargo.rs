@@ -392,7 +392,7 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
         .stderr(Stdio::piped());
     // The learner's loop keeps one PostgreSQL container between runs (when the
     // tests use Docker); CI starts a throwaway one each time.
-    if !ui::in_ci() {
+    if ui::keep_container() {
         command.env("WORKBOOK_KEEP_CONTAINER", "1");
     }
     match &env.observations {

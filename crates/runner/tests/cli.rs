@@ -67,6 +67,8 @@ fn with_env(command: &mut Command, root: &Path, state: &Path) {
         .env_remove("WORKBOOK_STAGES")
         .env_remove("WORKBOOK_OBSERVATIONS")
         .env_remove("CI")
+        // Like any `cargo test`, the runner's own tests leave no container running.
+        .env("WORKBOOK_KEEP_CONTAINER", "0")
         .env("NO_COLOR", "1")
         // Wide enough that no table wraps a message the tests look for.
         .env("COLUMNS", "300")

@@ -23,6 +23,7 @@
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use sqlx::postgres::PgConnectOptions;
@@ -59,9 +60,18 @@ pub fn image() -> String {
         .unwrap_or_else(|| DEFAULT_IMAGE.to_owned())
 }
 
+static KEEP: AtomicBool = AtomicBool::new(false);
+
+/// Makes this process use the kept container, as `WORKBOOK_KEEP_CONTAINER=1` does
+/// for a test process: `just doctor` starts the server the way `just stage N` will.
+pub fn keep_container() {
+    KEEP.store(true, Ordering::Relaxed);
+}
+
 /// Whether this process should use the kept container (the runner asks for it).
 fn keep_requested() -> bool {
-    std::env::var("WORKBOOK_KEEP_CONTAINER").is_ok_and(|v| v.trim() == "1")
+    KEEP.load(Ordering::Relaxed)
+        || std::env::var("WORKBOOK_KEEP_CONTAINER").is_ok_and(|v| v.trim() == "1")
 }
 
 /// A container that answers, before it becomes a [`Backend`].

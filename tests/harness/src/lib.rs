@@ -26,7 +26,8 @@ pub mod proxy;
 pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use container::{
-    DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, kept_container, remove_kept_container,
+    DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
+    remove_kept_container,
 };
 pub use db::{PoolSize, Schema, TestDb};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};

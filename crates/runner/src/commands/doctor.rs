@@ -136,6 +136,10 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     ui::heading("Starting it, as the tests would");
     let mut spinner = Spinner::new();
     spinner.phase("Starting PostgreSQL");
+    // Outside CI, `just stage N` keeps its container between runs: so does this.
+    if ui::keep_container() {
+        harness::keep_container();
+    }
     let backend = harness::backend();
     spinner.finish();
     let backend = match backend {

@@ -57,6 +57,11 @@ docker-image:
 verify *FLAGS:
     @{{runner}} verify {{FLAGS}}
 
+# Is every verdict of verify certain? Runs every solution and known-wrong package N times (--stage N: one stage)
+[no-exit-message]
+flaky RUNS="50" *FLAGS:
+    @{{runner}} flaky {{RUNS}} {{FLAGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

@@ -57,6 +57,9 @@ impl Targets<'_> {
 pub struct Executable {
     pub package: String,
     pub target: String,
+    /// A `tests/` target (`--test NAME`), not a library's or binary's unit tests,
+    /// which may carry the same name.
+    pub integration: bool,
     pub path: PathBuf,
     pub manifest_dir: PathBuf,
 }
@@ -88,10 +91,11 @@ impl Build {
             .collect()
     }
 
+    /// The integration test `target` of `package` (what `--test TARGET` runs).
     pub fn executable(&self, package: &str, target: &str) -> Option<&Executable> {
         self.executables
             .iter()
-            .find(|e| e.package == package && e.target == target)
+            .find(|e| e.package == package && e.target == target && e.integration)
     }
 }
 
@@ -292,6 +296,9 @@ fn executable(message: &Value) -> Option<Executable> {
     Some(Executable {
         package: package_name(message["package_id"].as_str().unwrap_or("")),
         target: message["target"]["name"].as_str()?.to_owned(),
+        integration: message["target"]["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|k| k == "test")),
         path,
         manifest_dir: manifest_path.parent()?.to_owned(),
     })

@@ -48,6 +48,15 @@ pub enum Error {
     #[error("{what} needs a confirmation, and nobody can answer (no terminal): run it with --yes")]
     NeedsConfirmation { what: String },
 
+    #[error(
+        "the workspace does not build{}; `cargo test --workspace --no-run` shows why",
+        .first_error_in.as_ref().map(|p| format!(" (first error in {p})")).unwrap_or_default()
+    )]
+    WorkspaceDoesNotBuild { first_error_in: Option<String> },
+
+    #[error("cargo built no test executable `{target}` of {package}, which stages.toml names")]
+    NoExecutable { package: String, target: String },
+
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
 }

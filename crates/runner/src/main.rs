@@ -90,6 +90,19 @@ enum Command {
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
     },
+    /// Whether every verdict of verify is certain: runs every solution's tests and
+    /// every known-wrong package N times and counts failures and escapes.
+    Flaky {
+        /// How many times to run each.
+        #[arg(default_value_t = 50)]
+        runs: u32,
+        /// Only this stage.
+        #[arg(long, value_name = "N")]
+        stage: Option<u32>,
+        /// The bound of each test run, in seconds.
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -156,5 +169,17 @@ fn run(cli: Cli) -> Result<bool, Error> {
         Command::Doctor => commands::doctor::run(&wb),
         Command::DbStop => commands::doctor::db_stop(),
         Command::Verify { timeout } => commands::verify::run(&wb, Duration::from_secs(timeout)),
+        Command::Flaky {
+            runs,
+            stage,
+            timeout,
+        } => commands::flaky::run(
+            &wb,
+            &commands::flaky::FlakyOptions {
+                runs,
+                stage,
+                timeout: Duration::from_secs(timeout),
+            },
+        ),
     }
 }

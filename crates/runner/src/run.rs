@@ -150,6 +150,27 @@ pub fn build_and_run(
             format!("`{command}` built no test executable"),
         ));
     }
+    run_built(
+        build,
+        command,
+        &executables,
+        observations,
+        bound,
+        spinner,
+        what,
+    )
+}
+
+/// Runs test executables `build` made (for `command`), bounded by `bound` in all.
+pub fn run_built(
+    build: Build,
+    command: String,
+    executables: &[Executable],
+    observations: &Path,
+    bound: Duration,
+    spinner: &mut Spinner,
+    what: &str,
+) -> Result<PackageRun, Error> {
     spinner.phase(&format!("Running {what}"));
     let env = RunEnv {
         observations: Some(observations.to_owned()),
@@ -159,7 +180,7 @@ pub fn build_and_run(
     let mut harness = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
-    for exe in &executables {
+    for exe in executables {
         let run = run_tests(
             exe,
             &env,

@@ -4,10 +4,13 @@
 //! lock the test holds, so a "slow first request" is held exactly as long as the
 //! test wants: no sleep, no timing guess, and no hook in the code under test.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
+use payment_model::{PaymentError, Reply};
 use sqlx::{Connection, Executor, PgConnection};
 
+use crate::burst::BURST_BOUND;
 use crate::db::TestDb;
 
 /// The advisory lock the gate holds; payments for the gated order wait on it.
@@ -51,7 +54,7 @@ impl PaymentGate {
     pub async fn wait_until_held(&self, db: &TestDb, n: i64) {
         wait_for_sessions(
             db,
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            HELD_AT_GATE,
             n,
             &format!("{n} request(s) to reach the payment gate"),
         )
@@ -68,18 +71,119 @@ impl PaymentGate {
     }
 }
 
+/// Sessions of this database held at the gate. Advisory locks are cluster-wide
+/// in `pg_locks` (other tests' databases hold gates too): count only ours.
+const HELD_AT_GATE: &str = "SELECT count(*) FROM pg_locks
+     WHERE locktype = 'advisory' AND NOT granted
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+/// Sessions of this database waiting on a row or transaction lock: duplicates
+/// queued behind the request that holds their key.
+const WAITING_ON_A_KEY: &str = "SELECT count(*) FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'
+       AND wait_event IN ('transactionid', 'tuple')";
+
 /// Waits (bounded) until `n` sessions of this database wait on a row or
 /// transaction lock: duplicates queued behind the request that holds their key.
 pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
     wait_for_sessions(
         db,
-        "SELECT count(*) FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'
-           AND wait_event IN ('transactionid', 'tuple')",
+        WAITING_ON_A_KEY,
         n,
         &format!("{n} duplicate(s) to wait on the key's lock"),
     )
     .await;
+}
+
+/// Fires `n` calls with one key so that the `n - 1` duplicates certainly arrive
+/// while the first call is in flight, whatever the scheduler does.
+///
+/// 1. the first call is sent alone and held at a [`PaymentGate`] for `order_id`,
+///    inside its payment INSERT: its key is reserved, its answer not yet stored;
+/// 2. the duplicates are sent; the scenario waits (bounded) until each of them has
+///    arrived: waiting on the key's lock, held at the gate too, or already answered;
+/// 3. the gate opens and every call is awaited (bounded by [`BURST_BOUND`]).
+///
+/// Results come in call order: the first call, then the duplicates. A first call
+/// that ends without reaching the gate (an exercise not written yet) does not
+/// stall the scenario: the duplicates are sent at once.
+pub async fn fire_while_first_is_held<F, Fut>(
+    db: &TestDb,
+    order_id: i64,
+    n: usize,
+    call: F,
+) -> Vec<Result<Reply, PaymentError>>
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = Result<Reply, PaymentError>> + Send + 'static,
+{
+    let gate = PaymentGate::close(db, order_id).await;
+    let first = tokio::spawn(call(0));
+    let mut watch = db.connect().await;
+    wait_for(
+        &mut watch,
+        "the first request to reach the payment gate",
+        |held, _| held >= 1 || first.is_finished(),
+    )
+    .await;
+
+    let duplicates: Vec<_> = (1..n).map(|i| tokio::spawn(call(i))).collect();
+    let expected = n.saturating_sub(1);
+    let first_held = usize::from(!first.is_finished());
+    wait_for(
+        &mut watch,
+        &format!("{expected} duplicate(s) to arrive while the first request is held"),
+        |held, waiting| {
+            // Answered or panicked: either way it came and went while the first was held.
+            let ended = duplicates.iter().filter(|d| d.is_finished()).count();
+            held.saturating_sub(first_held) + waiting + ended >= expected
+        },
+    )
+    .await;
+    let _ = watch.close().await;
+    gate.open().await;
+
+    let all = async {
+        let mut results = Vec::with_capacity(n);
+        results.push(joined(first.await));
+        for duplicate in duplicates {
+            results.push(joined(duplicate.await));
+        }
+        results
+    };
+    crate::within(BURST_BOUND, &format!("{n} calls with one key"), all).await
+}
+
+/// Polls (bounded) the sessions held at the gate and waiting on a key until
+/// `done(held, waiting)`.
+async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usize) -> bool) {
+    let deadline = Instant::now() + CONDITION_BOUND;
+    loop {
+        let counts = sqlx::query_as::<_, (i64, i64)>(sqlx::AssertSqlSafe(format!(
+            "SELECT ({HELD_AT_GATE}), ({WAITING_ON_A_KEY})"
+        )))
+        .fetch_one(&mut *conn)
+        .await;
+        let (held, waiting) = match counts {
+            Ok((held, waiting)) => (
+                usize::try_from(held).unwrap_or(0),
+                usize::try_from(waiting).unwrap_or(0),
+            ),
+            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+        };
+        if done(held, waiting) {
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "waited {:.0} s for {what}: {held} session(s) held at the payment gate, \
+                 {waiting} waiting on a key's lock",
+                CONDITION_BOUND.as_secs_f64()
+            );
+        }
+        // Polling a condition, not timing a race: the bound above is what matters.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 async fn wait_for_sessions(db: &TestDb, count_sql: &'static str, n: i64, what: &str) {

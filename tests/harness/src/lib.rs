@@ -31,7 +31,10 @@ pub use container::{
 };
 pub use db::{PoolSize, Schema, TestDb};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};
-pub use gate::{PaymentGate, SLOW_ORDER, SlowRequest, slow_first_request, wait_for_lock_waiters};
+pub use gate::{
+    PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
+    wait_for_lock_waiters,
+};
 pub use local::{Binaries, find_binaries, server_account};
 
 /// The schema of stage 1's solution: the tables every later stage works on.

@@ -1,6 +1,7 @@
 //! The small commands: hint, progress, reset, solution.
 
 pub mod doctor;
+pub mod flaky;
 pub mod stage;
 pub mod verify;
 pub mod watch;

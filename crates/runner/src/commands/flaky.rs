@@ -1,0 +1,230 @@
+//! `workbook flaky [N]`: is every verdict of `verify` certain? Runs every
+//! solution's tests N times, and every known-wrong package N times, from
+//! executables built once, and counts the runs where a solution failed or a
+//! known-wrong package escaped a test that claims to catch it. One such run in N
+//! is a verdict left to the scheduler: CI would go red, or a bug would pass, now
+//! and then for no change.
+
+use std::time::{Duration, Instant};
+
+use crate::cargo::{Build, Cargo, Executable, Targets};
+use crate::error::Error;
+use crate::run::{PackageRun, RunState, run_built};
+use crate::stages::Stage;
+use crate::state::State;
+use crate::ui::{self, Spinner};
+use crate::workbook::Workbook;
+
+pub struct FlakyOptions {
+    pub runs: u32,
+    /// Only this stage (all stages when `None`).
+    pub stage: Option<u32>,
+    /// The bound of each test run.
+    pub timeout: Duration,
+}
+
+/// One line of the table: a pair that must always end the same way.
+struct Pair {
+    stage: u32,
+    what: String,
+    runs: u32,
+    /// Solutions: runs that did not pass. Known-wrong: runs the test passed.
+    bad: u32,
+    /// The first bad run's reason.
+    example: Option<String>,
+}
+
+/// One executable to run N times, and the pairs it decides.
+struct Subject<'a> {
+    stage: &'a Stage,
+    executable: Executable,
+    /// `None` for a solution (every test must pass), else the tests that must fail.
+    catches: Option<&'a [String]>,
+}
+
+pub fn run(wb: &Workbook, options: &FlakyOptions) -> Result<bool, Error> {
+    if let Some(n) = options.stage {
+        wb.stage(n)?;
+    }
+    let started = Instant::now();
+    let cargo = Cargo::new(&wb.root, false);
+    let state = State::new(&wb.state_dir);
+    let mut spinner = Spinner::new();
+    spinner.phase("Building every package once (cargo test --workspace --no-run)");
+    let build = cargo.build(Targets::Workspace, &mut |status| spinner.detail(status))?;
+    if !build.success {
+        spinner.finish();
+        return Err(Error::WorkspaceDoesNotBuild {
+            first_error_in: build.errors.first().map(|e| e.package.clone()),
+        });
+    }
+    let subjects = subjects(wb, &build, options.stage)?;
+    let mut pairs = Vec::new();
+    for subject in &subjects {
+        pairs.extend(repeat(subject, &build, &state, options, &mut spinner)?);
+    }
+    spinner.finish();
+    Ok(report(&pairs, options.runs, started.elapsed()))
+}
+
+fn subjects<'a>(
+    wb: &'a Workbook,
+    build: &Build,
+    only: Option<u32>,
+) -> Result<Vec<Subject<'a>>, Error> {
+    let mut subjects = Vec::new();
+    for stage in &wb.stages {
+        if only.is_some_and(|n| n != stage.number) {
+            continue;
+        }
+        let find = |package: &str, target: &str| {
+            build
+                .executable(package, target)
+                .cloned()
+                .ok_or_else(|| Error::NoExecutable {
+                    package: package.to_owned(),
+                    target: target.to_owned(),
+                })
+        };
+        subjects.push(Subject {
+            stage,
+            executable: find(&stage.solution, &stage.test)?,
+            catches: None,
+        });
+        for wrong in &stage.known_wrong {
+            subjects.push(Subject {
+                stage,
+                executable: find(&wrong.package, stage.test_of(wrong))?,
+                catches: Some(&wrong.catches),
+            });
+        }
+    }
+    Ok(subjects)
+}
+
+/// Runs one executable `options.runs` times; one pair for a solution, one per
+/// catching test for a known-wrong package.
+fn repeat(
+    subject: &Subject<'_>,
+    build: &Build,
+    state: &State,
+    options: &FlakyOptions,
+    spinner: &mut Spinner,
+) -> Result<Vec<Pair>, Error> {
+    let n = subject.stage.number;
+    let package = &subject.executable.package;
+    let mut pairs: Vec<Pair> = match subject.catches {
+        None => vec![pair(n, format!("solution {package}: every test passes"))],
+        Some(catches) => catches
+            .iter()
+            .map(|test| pair(n, format!("{package} is caught by {test}")))
+            .collect(),
+    };
+    for i in 1..=options.runs {
+        let file = state.observations_file("flaky")?;
+        let run = run_built(
+            build.clone(),
+            format!(
+                "cargo test -p {package} --test {}",
+                subject.executable.target
+            ),
+            std::slice::from_ref(&subject.executable),
+            &file,
+            options.timeout,
+            spinner,
+            &format!("stage {n}: {package}, run {i} of {}", options.runs),
+        );
+        let _ = std::fs::remove_file(&file);
+        let run = run?;
+        match subject.catches {
+            None => {
+                if run.state != RunState::Passed {
+                    mark(&mut pairs[0], failure(&run));
+                }
+            }
+            Some(catches) => {
+                for (pair, test) in pairs.iter_mut().zip(catches) {
+                    if !run.caught_by(test) {
+                        mark(pair, format!("`{test}` passed ({})", outcome(&run)));
+                    }
+                }
+            }
+        }
+        for pair in &mut pairs {
+            pair.runs = i;
+        }
+    }
+    for pair in &pairs {
+        let line = if pair.bad == 0 {
+            format!("{} stage {}: {}", ui::good("✔"), pair.stage, pair.what)
+        } else {
+            format!(
+                "{} stage {}: {}: {} of {} runs",
+                ui::bad("✘"),
+                pair.stage,
+                pair.what,
+                pair.bad,
+                pair.runs
+            )
+        };
+        spinner.println(&line);
+    }
+    Ok(pairs)
+}
+
+fn pair(stage: u32, what: String) -> Pair {
+    Pair {
+        stage,
+        what,
+        runs: 0,
+        bad: 0,
+        example: None,
+    }
+}
+
+fn mark(pair: &mut Pair, why: String) {
+    pair.bad += 1;
+    pair.example.get_or_insert(why);
+}
+
+fn failure(run: &PackageRun) -> String {
+    match run.failed().next() {
+        Some(test) => format!("{}: {}", test.name, test.first_line()),
+        None => outcome(run),
+    }
+}
+
+fn outcome(run: &PackageRun) -> String {
+    match &run.state {
+        RunState::Passed => "every test passed".to_owned(),
+        RunState::Failed => format!("{} test(s) failed", run.failed().count()),
+        RunState::TimedOut(bound) => format!("stopped after {} s", bound.as_secs()),
+        RunState::Crashed(why) => why.lines().next().unwrap_or("crashed").to_owned(),
+        RunState::CompileError | RunState::NotBuilt(_) => "not built".to_owned(),
+        RunState::NoTests => "no tests".to_owned(),
+    }
+}
+
+fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {
+    ui::heading(&format!("{runs} runs of each"));
+    let mut table = ui::table(["stage", "pair", "runs", "failures / escapes", "first one"]);
+    ui::at_least(&mut table, 1, 40);
+    for p in pairs {
+        table.add_row([
+            p.stage.to_string(),
+            p.what.clone(),
+            p.runs.to_string(),
+            p.bad.to_string(),
+            p.example.clone().unwrap_or_default(),
+        ]);
+    }
+    println!("{table}");
+    let bad: u32 = pairs.iter().map(|p| p.bad).sum();
+    ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));
+    // The plain closing line a log is read for.
+    println!(
+        "flaky: {} pairs, {runs} runs each, {bad} failures or escapes",
+        pairs.len()
+    );
+    bad == 0
+}

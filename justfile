@@ -45,6 +45,15 @@ solution N *FLAGS:
 doctor:
     @{{runner}} doctor
 
+# Remove the PostgreSQL container kept between runs (when the tests use Docker)
+[no-exit-message]
+db-stop:
+    @{{runner}} db-stop
+
+# Build the PostgreSQL image workbook-postgres:15 offline from Debian packages (no registry needed; root, mmdebstrap)
+docker-image:
+    docker/build-image.sh
+
 # What CI runs: every solution passes, every exercise and known-wrong variant fails as intended, answer keys hold, fmt and clippy are clean
 [no-exit-message]
 verify *FLAGS:
@@ -65,8 +74,13 @@ import 'book/book.just'
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
     @echo "load: $(uptime | sed 's/.*load average/load average/')"
-    @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
-    @echo "cold (initdb and cache):"; cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
+    @for i in 1 2 3 4 5; do WORKBOOK_DB=local cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
+    @echo "cold (initdb and cache):"; WORKBOOK_DB=local cargo run -q -p workbook-harness --example bench_harness -- --cold 2>/dev/null
+
+# The same on a container (needs an engine; WORKBOOK_PG_IMAGE picks the image): a throwaway one per run, then the kept one
+bench-harness-container:
+    @echo "throwaway container:"; for i in 1 2 3 4 5; do WORKBOOK_DB=container cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
+    @echo "kept container (the first run starts it):"; for i in 1 2 3 4 5; do WORKBOOK_DB=container WORKBOOK_KEEP_CONTAINER=1 cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done
 
 # How long the learner's loop takes: `just stage N` warm, and after an edit
 bench-stage N="1":

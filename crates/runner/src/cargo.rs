@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::libtest;
+use crate::ui;
 
 /// What to build.
 #[derive(Debug, Clone, Copy)]
@@ -425,6 +426,11 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // The learner's loop keeps one PostgreSQL container between runs (when the
+    // tests use Docker); CI starts a throwaway one each time.
+    if ui::keep_container() {
+        command.env("WORKBOOK_KEEP_CONTAINER", "1");
+    }
     match &env.observations {
         Some(path) => command.env("WORKBOOK_OBSERVATIONS", path),
         None => command.env_remove("WORKBOOK_OBSERVATIONS"),

@@ -81,6 +81,8 @@ enum Command {
     },
     /// Which PostgreSQL the tests will use and why; what is missing and the fix.
     Doctor,
+    /// Remove the PostgreSQL container kept between runs (`idempotency-workbook-pg`).
+    DbStop,
     /// What CI runs: every stage's solution, exercise, known-wrong variants and
     /// answer keys, then cargo fmt and clippy.
     Verify {
@@ -165,6 +167,7 @@ fn run(cli: Cli) -> Result<bool, Error> {
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),
+        Command::DbStop => commands::doctor::db_stop(),
         Command::Verify { timeout } => commands::verify::run(&wb, Duration::from_secs(timeout)),
         Command::Flaky {
             runs,

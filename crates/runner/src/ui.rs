@@ -17,6 +17,12 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
+/// Whether the tests keep one PostgreSQL container between runs (when they use
+/// Docker): yes in the learner's loop, no in CI or with `WORKBOOK_KEEP_CONTAINER=0`.
+pub fn keep_container() -> bool {
+    !in_ci() && std::env::var("WORKBOOK_KEEP_CONTAINER").map_or(true, |v| v.trim() != "0")
+}
+
 /// Someone can answer a prompt: stdin is a terminal and this is not CI.
 pub fn can_ask() -> bool {
     std::io::stdin().is_terminal() && Term::stderr().is_term() && !in_ci()

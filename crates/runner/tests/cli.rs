@@ -67,6 +67,8 @@ fn with_env(command: &mut Command, root: &Path, state: &Path) {
         .env_remove("WORKBOOK_STAGES")
         .env_remove("WORKBOOK_OBSERVATIONS")
         .env_remove("CI")
+        // Like any `cargo test`, the runner's own tests leave no container running.
+        .env("WORKBOOK_KEEP_CONTAINER", "0")
         .env("NO_COLOR", "1")
         // Wide enough that no table wraps a message the tests look for.
         .env("COLUMNS", "300")
@@ -657,7 +659,7 @@ fn doctor_says_which_server_and_starts_it() {
     let ran = run(workbook(&fixture("workbook"), &state).arg("doctor"));
     assert_eq!(ran.code, Some(0), "{ran}");
     assert!(ran.says("→ The tests will use"), "{ran}");
-    assert!(ran.says("2. Docker"), "{ran}");
+    assert!(ran.says("2. Container engine"), "{ran}");
     assert!(
         ran.says("3. Local binaries") || ran.says("3. local binaries"),
         "{ran}"

@@ -1,14 +1,13 @@
 //! Which PostgreSQL the tests use, and why.
 
 use std::fmt;
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::io::Write;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sqlx::postgres::PgConnectOptions;
 
+use crate::engine::{self, Endpoint, Engine};
 use crate::{container, local};
 
 /// A running server the harness can create databases on.
@@ -61,6 +60,11 @@ impl NoServer {
         }
     }
 
+    /// The first thing tried, on one line.
+    fn first(&self) -> &str {
+        self.tried.first().map(String::as_str).unwrap_or("")
+    }
+
     fn and(mut self, other: NoServer) -> Self {
         self.tried.extend(other.tried);
         self
@@ -78,8 +82,8 @@ impl fmt::Display for NoServer {
             "Three ways out (any one is enough):\n  \
              1. DATABASE_URL: point it at a server you may create databases on,\n     \
                 e.g. export DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres\n  \
-             2. Docker: start a Docker engine (`docker info` must answer); the harness runs\n     \
-                postgres:15-alpine through testcontainers.\n  \
+             2. Docker (or Podman, Colima, ...): start the engine (`docker info` must answer); the\n     \
+                harness runs postgres:15-alpine (or WORKBOOK_PG_IMAGE) through testcontainers.\n  \
              3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
                 macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
                 found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
@@ -127,16 +131,25 @@ fn find() -> Result<Backend, NoServer> {
     runtime.block_on(async {
         match BackendChoice::from_env()? {
             Some(BackendChoice::Url) => from_url().await,
-            Some(BackendChoice::Container) => container::start().await,
+            Some(BackendChoice::Container) => {
+                let engine = engine::engine()
+                    .map_err(|why| NoServer::new(format!("WORKBOOK_DB=container, but {why}")))?;
+                container_on(&engine).await
+            }
             Some(BackendChoice::Local) => local::start().await,
             None => {
                 if std::env::var_os("DATABASE_URL").is_some() {
                     return from_url().await;
                 }
-                let docker = match docker_engine() {
-                    Ok(endpoint) => match container::start().await {
+                let docker = match engine::engine() {
+                    Ok(engine) => match container_on(&engine).await {
                         Ok(backend) => return Ok(backend),
-                        Err(e) => e.and(NoServer::new(format!("(Docker answered at {endpoint})"))),
+                        Err(e) => {
+                            // One line, then the next way: a learner without a
+                            // registry still gets a verdict, in seconds.
+                            announce(&format!("harness: {}; trying local binaries", e.first()));
+                            e
+                        }
                     },
                     Err(why) => NoServer::new(format!("Docker: {why}")),
                 };
@@ -146,6 +159,23 @@ fn find() -> Result<Backend, NoServer> {
             }
         }
     })
+}
+
+/// Starts the container on `engine`, making sure testcontainers talks to the same one.
+async fn container_on(engine: &Engine) -> Result<Backend, NoServer> {
+    let default = Endpoint::Unix("/var/run/docker.sock".into());
+    if std::env::var_os("DOCKER_HOST").is_none() && engine.endpoint != default {
+        // testcontainers reads DOCKER_HOST only from the environment. Set once, on
+        // the thread that starts the server, before testcontainers reads it.
+        // SAFETY: the other test threads wait in `backend()` for this server; no
+        // code of ours reads the environment concurrently (std's own readers are
+        // serialised with this write by std's environment lock).
+        #[allow(unsafe_code)]
+        unsafe {
+            std::env::set_var("DOCKER_HOST", engine.endpoint.docker_host());
+        }
+    }
+    container::start(engine).await
 }
 
 async fn from_url() -> Result<Backend, NoServer> {
@@ -181,56 +211,6 @@ pub fn redact(url: &str) -> String {
             }
         }
         _ => url.to_owned(),
-    }
-}
-
-/// Where a Docker engine should answer: `DOCKER_HOST`, then the usual sockets.
-pub fn docker_socket() -> Result<PathBuf, String> {
-    if let Ok(host) = std::env::var("DOCKER_HOST") {
-        return match host.strip_prefix("unix://") {
-            Some(path) => Ok(PathBuf::from(path)),
-            None => Err(format!(
-                "DOCKER_HOST={host} is not a unix:// socket; the harness only pings local sockets \
-                 (set WORKBOOK_DB=container to try it anyway)"
-            )),
-        };
-    }
-    let mut candidates = vec![PathBuf::from("/var/run/docker.sock")];
-    if let Some(home) = std::env::var_os("HOME") {
-        candidates.push(PathBuf::from(home).join(".docker/run/docker.sock"));
-    }
-    candidates
-        .into_iter()
-        .find(|path| path.exists())
-        .ok_or_else(|| {
-            "no engine: /var/run/docker.sock does not exist and DOCKER_HOST is not set".to_owned()
-        })
-}
-
-/// Asks the engine's `/_ping` endpoint, with a short bound: a socket file alone
-/// does not mean an engine is listening.
-pub fn docker_engine() -> Result<String, String> {
-    let socket = docker_socket()?;
-    let shown = socket.display().to_string();
-    let mut stream =
-        UnixStream::connect(&socket).map_err(|e| format!("no engine answers at {shown} ({e})"))?;
-    let bound = Some(Duration::from_secs(2));
-    stream
-        .set_read_timeout(bound)
-        .and_then(|()| stream.set_write_timeout(bound))
-        .and_then(|()| stream.write_all(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n"))
-        .map_err(|e| format!("no engine answers at {shown} ({e})"))?;
-    let mut answer = [0u8; 12];
-    stream
-        .read_exact(&mut answer)
-        .map_err(|e| format!("the engine at {shown} did not answer its ping ({e})"))?;
-    if answer.starts_with(b"HTTP/1.") && &answer[9..12] == b"200" {
-        Ok(shown)
-    } else {
-        Err(format!(
-            "the engine at {shown} answered its ping with {:?}",
-            String::from_utf8_lossy(&answer)
-        ))
     }
 }
 

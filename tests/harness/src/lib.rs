@@ -5,7 +5,8 @@
 //! printed once per process):
 //!
 //! 1. `DATABASE_URL`, when set;
-//! 2. a testcontainers Postgres, when a Docker engine answers;
+//! 2. a testcontainers Postgres, when a container engine answers (Docker, Podman,
+//!    Colima, ...: see `engine.rs`; `container.rs` for the image and clean-up);
 //! 3. a throwaway cluster started from local PostgreSQL binaries (`initdb`, `postgres`).
 //!
 //! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
@@ -17,15 +18,19 @@ mod burst;
 mod cleanup;
 mod container;
 mod db;
+mod engine;
 mod gate;
 mod local;
 pub mod proxy;
 
-pub use backend::{
-    Backend, BackendChoice, NoServer, backend, docker_engine, docker_socket, redact,
-};
+pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
+pub use container::{
+    DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
+    remove_kept_container,
+};
 pub use db::{PoolSize, Schema, TestDb};
+pub use engine::{Endpoint, Engine, Places, engine, find_engine};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,

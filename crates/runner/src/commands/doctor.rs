@@ -68,20 +68,21 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
         )),
         None => info("1. DATABASE_URL is not set (optional: set it to use a server of your own)."),
     }
-    let docker = harness::docker_engine();
+    let docker = harness::engine();
     let binaries = harness::find_binaries();
     let account = harness::server_account();
     let local_works = binaries.is_ok() && account.is_ok();
     match &docker {
-        Ok(endpoint) => ok(&format!(
-            "2. Docker: an engine answers at {endpoint} (the harness would run postgres:15-alpine)"
-        )),
+        Ok(engine) => {
+            ok(&format!("2. Container engine: {engine} answers"));
+            container_details(engine);
+        }
         Err(why) => {
-            let fix = "start a Docker engine (`docker info` must answer)";
+            let fix = "start a Docker engine, or Podman, Colima, ... (`docker info` must answer)";
             if url.is_some() || local_works {
-                not_needed(&format!("2. Docker: {why}"), fix);
+                not_needed(&format!("2. Container engine: {why}"), fix);
             } else {
-                missing(&format!("2. Docker: {why}"), fix);
+                missing(&format!("2. Container engine: {why}"), fix);
             }
         }
     }
@@ -135,6 +136,10 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     ui::heading("Starting it, as the tests would");
     let mut spinner = Spinner::new();
     spinner.phase("Starting PostgreSQL");
+    // Outside CI, `just stage N` keeps its container between runs: so does this.
+    if ui::keep_container() {
+        harness::keep_container();
+    }
     let backend = harness::backend();
     spinner.finish();
     let backend = match backend {
@@ -148,6 +153,59 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     ok(&backend.description);
     headroom(backend)?;
     tools();
+    Ok(true)
+}
+
+/// The image the tests would run, and the kept container.
+fn container_details(engine: &harness::Engine) {
+    let image = harness::pg_image();
+    let chosen = if image == harness::DEFAULT_IMAGE {
+        "the default"
+    } else {
+        "from WORKBOOK_PG_IMAGE"
+    };
+    match engine.has_image(&image) {
+        Ok(true) => ok(&format!("   Image {image} ({chosen}) is here.")),
+        Ok(false) => info(&format!(
+            "   Image {image} ({chosen}) is not here yet: the first run pulls it. Without a \
+             registry, `just docker-image` builds workbook-postgres:15 from Debian packages; \
+             WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it."
+        )),
+        Err(why) => missing(&format!("   Image {image}: {why}"), "check the engine"),
+    }
+    match harness::kept_container(engine) {
+        Ok(Some(kept)) => ok(&format!(
+            "   Kept container: {kept}; `just stage N` reuses it, `just db-stop` removes it."
+        )),
+        Ok(None) => info(&format!(
+            "   No kept container: the next `just stage N` starts {} and keeps it between runs \
+             (plain `cargo test` and CI use throwaway containers).",
+            harness::KEPT_CONTAINER
+        )),
+        Err(why) => missing(&format!("   Kept container: {why}"), "check the engine"),
+    }
+}
+
+/// `workbook db-stop`: removes the container kept between runs.
+pub fn db_stop() -> Result<bool, Error> {
+    let engine = match harness::engine() {
+        Ok(engine) => engine,
+        Err(why) => {
+            println!("No container engine answers ({why}): no kept container to remove.");
+            return Ok(true);
+        }
+    };
+    match harness::remove_kept_container(&engine) {
+        Ok(true) => println!(
+            "Removed {} ({engine}). The next `just stage N` starts a new one.",
+            harness::KEPT_CONTAINER
+        ),
+        Ok(false) => println!("No {} to remove ({engine}).", harness::KEPT_CONTAINER),
+        Err(why) => {
+            println!("{} {why}", ui::bad("✘"));
+            return Ok(false);
+        }
+    }
     Ok(true)
 }
 

@@ -109,7 +109,8 @@ impl PaymentsClient {
             Ok(text) => text,
             Err(e) => return Attempt::Retry(e.to_string()),
         };
-        // 409: the first try is still in flight; 5xx: nothing was committed.
+        // 409: the first try is still in flight; 5xx: the server failed, before or
+        // after it committed, and a retry with the same key is safe either way.
         if status == 409 || status >= 500 {
             return Attempt::Retry(format!("HTTP {status}: {text}"));
         }

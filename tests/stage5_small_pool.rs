@@ -145,7 +145,11 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
 
     let reply = create_payment(&pool, "key-1", &body).await;
 
-    assert_eq!(reply.as_ref().map(|r| r.status).ok(), Some(201), "{reply:?}");
+    assert_eq!(
+        reply.as_ref().map(|r| r.status).ok(),
+        Some(201),
+        "{reply:?}"
+    );
     let mut conn = db.connect().await;
     let seen: Vec<String> = sqlx::query_scalar("SELECT setting FROM lock_timeout_seen")
         .fetch_all(&mut conn)

@@ -2,7 +2,8 @@
 //! starve: 20 requests through 5 or 10 connections make one payment and 20
 //! identical 201s, and a slow request cannot lock everyone else out.
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use harness::{Outcome, PoolSize, ReplyKind, TestDb, reference_schema, slow_first_request};
 use payment_model::PaymentRequest;
@@ -69,16 +70,34 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
     let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(3));
     let pool = db.pool(size);
 
+    // How long the request for the other key took, queue for a connection included
+    // (printed, never asserted: it depends on the machine).
+    let unrelated_took = Arc::new(Mutex::new(None));
     let slow = slow_first_request(&db, &pool, |key, body| {
-        let pool = pool.clone();
-        async move { create_payment(&pool, key, &body).await }
+        let (pool, took) = (pool.clone(), unrelated_took.clone());
+        async move {
+            let started = Instant::now();
+            let reply = create_payment(&pool, key, &body).await;
+            if key == "other-key" {
+                if let Ok(mut took) = took.lock() {
+                    *took = Some(started.elapsed());
+                }
+            }
+            reply
+        }
     })
     .await;
 
     let unrelated = ReplyKind::of(&slow.unrelated);
+    let took_ms = unrelated_took
+        .lock()
+        .ok()
+        .and_then(|took| *took)
+        .map(|took| took.as_millis());
+    println!("the request for the other key: {unrelated} after {took_ms:?} ms");
     harness::observe(
         "stage5.slow_first_request",
-        &serde_json::json!({ "unrelated": unrelated.to_string() }),
+        &serde_json::json!({ "unrelated": unrelated.to_string(), "unrelated_ms": took_ms }),
     );
     assert_eq!(
         unrelated,

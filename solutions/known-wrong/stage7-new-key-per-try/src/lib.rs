@@ -40,7 +40,11 @@ impl PaymentsClient {
             }
             let wait = self.client.wait_before_next_try(attempt, asked);
             if started.elapsed() + wait > self.policy.budget {
-                break why;
+                break format!(
+                    "{why} (the next try, {} ms later, would start after the {} ms budget)",
+                    wait.as_millis(),
+                    self.policy.budget.as_millis()
+                );
             }
             tokio::time::sleep(wait).await;
         };

@@ -78,10 +78,10 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
         async move {
             let started = Instant::now();
             let reply = create_payment(&pool, key, &body).await;
-            if key == "other-key" {
-                if let Ok(mut took) = took.lock() {
-                    *took = Some(started.elapsed());
-                }
+            if key == "other-key"
+                && let Ok(mut took) = took.lock()
+            {
+                *took = Some(started.elapsed());
             }
             reply
         }

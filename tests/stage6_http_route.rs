@@ -34,12 +34,18 @@ struct Answer {
 }
 
 async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Answer {
+    post_with_key_lines(addr, key.as_slice(), body).await
+}
+
+/// POST /payments with one `Idempotency-Key` field line per item of `keys`.
+async fn post_with_key_lines(addr: SocketAddr, keys: &[&str], body: &str) -> Answer {
     let mut request = reqwest::Client::new()
         .post(format!("http://{addr}/payments"))
         .header("content-type", "application/json")
         .body(body.to_owned());
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
+    for key in keys {
+        // `header` appends: two calls send two field lines.
+        request = request.header("idempotency-key", *key);
     }
     let response = match request.send().await {
         Ok(response) => response,
@@ -122,6 +128,7 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
 #[case::empty_quoted_key(Some("\"\""), BODY, 400, "idempotency-key-missing")]
 #[case::key_too_long(Some(LONG_KEY.as_str()), BODY, 400, "idempotency-key-too-long")]
 #[case::unterminated_quote(Some("\"key-1"), BODY, 400, "idempotency-key-malformed")]
+#[case::key_with_a_parameter(Some("\"key-1\";p=1"), BODY, 400, "idempotency-key-malformed")]
 #[case::not_json(Some("key-1"), "amount=100", 400, "invalid-body")]
 #[case::missing_field(Some("key-1"), r#"{"orderId":1}"#, 400, "invalid-body")]
 #[case::zero_amount(Some("key-1"), r#"{"orderId":1,"amount":0}"#, 400, "invalid-body")]
@@ -162,6 +169,21 @@ async fn a_bad_request_is_refused_with_a_problem_and_touches_nothing(
     assert_eq!(db.payment_count().await, 0, "nothing was paid");
 }
 // ANCHOR_END: refusals
+
+#[tokio::test]
+async fn a_key_sent_in_two_field_lines_is_refused_and_touches_nothing() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    // Even the same key twice: combined, the field is `"key-1", "key-1"`, a list.
+    let answer = post_with_key_lines(addr, &["\"key-1\"", "\"key-1\""], BODY).await;
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(
+        answer.body["type"],
+        format!("{}idempotency-key-malformed", payment_model::PROBLEM_BASE),
+        "{answer:?}"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
 
 /// One character over the limit.
 static LONG_KEY: LazyLock<String> = LazyLock::new(|| "k".repeat(stage6::MAX_KEY_LENGTH + 1));

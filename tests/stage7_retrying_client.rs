@@ -14,7 +14,9 @@ use stage7::{PayError, PaymentsClient, RetryPolicy};
 const POLICY: RetryPolicy = RetryPolicy {
     attempts: 4,
     first_delay: Duration::from_millis(20),
+    max_delay: Duration::from_millis(200),
     timeout: Duration::from_millis(500),
+    budget: Duration::from_secs(10),
 };
 
 /// Stage 6's server, behind a fresh fault-injecting proxy.
@@ -29,7 +31,11 @@ async fn server_behind_proxy(db: &TestDb) -> FaultyProxy {
 }
 
 fn client(proxy: &FaultyProxy) -> PaymentsClient {
-    PaymentsClient::new(&format!("http://{}", proxy.addr()), POLICY)
+    client_with(proxy, POLICY)
+}
+
+fn client_with(proxy: &FaultyProxy, policy: RetryPolicy) -> PaymentsClient {
+    PaymentsClient::new(&format!("http://{}", proxy.addr()), policy)
 }
 
 // ANCHOR: faults
@@ -99,7 +105,7 @@ async fn a_refusal_is_not_retried() {
     assert_eq!(
         proxy.exchanges().len(),
         1,
-        "a 4xx other than 409 is final: retrying would get the same refusal"
+        "a 4xx other than 408, 409 and 429 is final: retrying would get the same refusal"
     );
 }
 
@@ -134,3 +140,69 @@ async fn two_payments_are_two_keys() {
     );
     assert_eq!(db.payment_count().await, 2);
 }
+
+// ANCHOR: come_back_later
+/// 408 and 429 are not refusals of the request: they say "not now". Retried with
+/// the same key, they end in one payment. `Retry-After` is honoured in both of its
+/// forms (delay-seconds and HTTP-date), never longer than `max_delay`.
+#[rstest]
+#[case::request_timeout(Fault::Answer408)]
+#[case::too_many_requests_retry_in_seconds(Fault::Answer429 { retry_after: "0" })]
+#[case::too_many_requests_retry_at_a_past_date(Fault::Answer429 { retry_after: "Sun, 06 Nov 1994 08:49:37 GMT" })]
+#[case::too_many_requests_retry_after_an_hour_capped(Fault::Answer429 { retry_after: "3600" })]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_408_or_429_is_retried_into_exactly_one_payment(#[case] fault: Fault) {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([fault]);
+
+    // An hour asked for, 200 ms waited: `max_delay` caps it, so this test ends at once.
+    let reply = harness::within(Duration::from_secs(20), "pay()", client(&proxy).pay(1, 100)).await;
+
+    let reply = reply.unwrap_or_else(|e| {
+        panic!("{fault:?} means \"not now\": pay() should retry it with the same key: {e}")
+    });
+    assert_eq!(reply.status, 201, "{reply:?}");
+    let exchanges = proxy.exchanges();
+    assert_eq!(
+        exchanges.len(),
+        2,
+        "the {fault:?}, then the retry: {exchanges:#?}"
+    );
+    assert_eq!(
+        exchanges[0].idempotency_key, exchanges[1].idempotency_key,
+        "the retry sends the same key"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_that_would_overrun_the_budget_is_not_waited() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([Fault::Answer429 {
+        retry_after: "3600",
+    }]);
+    // The server asks for an hour; the client may wait that long between tries,
+    // but not beyond its budget of 1 s: it gives up now instead of sleeping.
+    let policy = RetryPolicy {
+        max_delay: Duration::from_secs(7200),
+        budget: Duration::from_secs(1),
+        ..POLICY
+    };
+
+    let result = harness::within(
+        Duration::from_secs(20),
+        "pay()",
+        client_with(&proxy, policy).pay(1, 100),
+    )
+    .await;
+
+    assert!(
+        matches!(&result, Err(PayError::GaveUp { attempts: 1, last, .. }) if last.contains("HTTP 429")),
+        "one try, then no wait past the budget: {result:?}"
+    );
+    assert_eq!(proxy.exchanges().len(), 1, "no second try");
+    assert_eq!(db.payment_count().await, 0);
+}
+// ANCHOR_END: come_back_later

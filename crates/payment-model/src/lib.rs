@@ -105,14 +105,18 @@ impl Reply {
         )
     }
 
-    /// `500`: nothing was committed (the transaction rolled back), so the client may
-    /// retry with the same key, and a 5xx tells it so.
+    /// `500`: the server does not know whether the payment was made. Either nothing
+    /// was committed (the transaction rolled back), or the error came after PostgreSQL
+    /// committed (the acknowledgement of `COMMIT` was lost with the connection). In
+    /// both cases a retry with the same key is safe: it pays, or it replays the
+    /// stored answer.
     pub fn internal_error() -> Self {
         problem(
             500,
             "internal-error",
             "The payment could not be processed",
-            "Nothing was charged. Retry with the same Idempotency-Key.",
+            "The outcome is unknown: the payment was not made, or it was made and its answer was lost. \
+             Retry with the same Idempotency-Key: a retry pays at most once, or replays the payment's answer.",
         )
     }
 
@@ -291,6 +295,17 @@ mod tests {
         assert_eq!(reply.status, 201);
         assert_eq!(reply.payment_id(), Some("42"));
         assert_eq!(reply.body["status"], "approved");
+    }
+
+    #[test]
+    fn the_internal_error_claims_no_outcome_and_asks_for_a_retry_with_the_same_key() {
+        let reply = Reply::internal_error();
+        assert_eq!(reply.status, 500);
+        let detail = reply.body["detail"].as_str().unwrap_or_default();
+        // COMMIT's answer can be lost after the server committed: a 500 must not
+        // tell the client that nothing was charged.
+        assert!(detail.contains("outcome is unknown"), "{detail}");
+        assert!(detail.contains("same Idempotency-Key"), "{detail}");
     }
 
     #[test]

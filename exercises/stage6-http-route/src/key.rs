@@ -1,9 +1,15 @@
 //! The `Idempotency-Key` header, as the IETF draft defines it and as clients send it.
 //!
-//! The draft (draft-ietf-httpapi-idempotency-key-header) makes the field an RFC 8941
-//! Structured Field whose value is a String: `Idempotency-Key: "8e03978e-40d5"`.
-//! Many clients send the bare value instead (`Idempotency-Key: 8e03978e-40d5`);
-//! both are accepted here and mean the same key.
+//! The draft (draft-ietf-httpapi-idempotency-key-header) makes the field an Item
+//! Structured Field (RFC 8941, since replaced by RFC 9651) whose value is a String:
+//! `Idempotency-Key: "8e03978e-40d5"`. Many clients send the bare value instead
+//! (`Idempotency-Key: 8e03978e-40d5`); both are accepted here and mean the same key.
+//!
+//! Two things a generic structured-field parser would accept are refused here, on
+//! purpose: parameters after the key (`"k";p=1` parses as the String "k" with a
+//! parameter; the draft defines none, and a key whose meaning depends on whether a
+//! server reads or ignores them is not one identity), and the field sent in two
+//! lines (combined, `"a", "b"` is a List, not an Item).
 
 use axum::http::HeaderMap;
 use payment_model::{KeyProblem, MAX_KEY_LENGTH};
@@ -18,7 +24,10 @@ impl IdempotencyKey {
         let mut values = headers.get_all("idempotency-key").iter();
         let value = values.next().ok_or(KeyProblem::Missing)?;
         if values.next().is_some() {
-            return Err(KeyProblem::Malformed("the header is sent more than once"));
+            // HTTP combines field lines with a comma: `"a", "b"` is not one Item.
+            return Err(KeyProblem::Malformed(
+                "the field is sent in more than one line; combined, it is a list, not one key",
+            ));
         }
         let text = value
             .to_str()
@@ -27,7 +36,8 @@ impl IdempotencyKey {
     }
 
     /// Parses a header value: an sf-string (`"abc"`, where `\"` and `\\` are the
-    /// only escapes, and nothing may follow the closing quote), or a bare value of
+    /// only escapes, and nothing may follow the closing quote, not even a parameter
+    /// such as `;p=1`: this route accepts none), or a bare value of
     /// visible ASCII without quotes, backslashes or spaces. Refuse an empty key with
     /// `KeyProblem::Empty`, one longer than `MAX_KEY_LENGTH` characters with
     /// `KeyProblem::TooLong(n)`, anything else with `KeyProblem::Malformed(why)`.

@@ -43,11 +43,22 @@ pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Repl
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
     match reserve_within_wait(&mut tx, key, &hash).await? {
-        Reservation::Ours => {
-            let reply = pay_and_record(&mut tx, key, &request).await?;
-            tx.commit().await?;
-            Ok(reply)
-        }
+        Reservation::Ours => match pay_and_record(&mut tx, key, &request).await {
+            Ok(reply) => {
+                tx.commit().await?;
+                Ok(reply)
+            }
+            Err(e) => {
+                // Roll back before answering. Dropping `tx` would only queue the
+                // ROLLBACK, sent when the connection is next used or returned to the
+                // pool; until then the key stays locked, and a retry sent at once
+                // would wait on it. If the rollback fails too, the connection is
+                // broken and the server rolls back when it notices: the first error
+                // is the one worth reporting.
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        },
         Reservation::Answered => {
             // Rolling back ends the transaction; the connection stays ours, so the
             // read below needs nothing more from the pool.
@@ -69,8 +80,13 @@ async fn reserve_within_wait(
     key: &str,
     hash: &str,
 ) -> Result<Reservation, PaymentError> {
-    // `true`: the setting lasts until the end of this transaction, and only the
-    // INSERT below runs under it (the payment after it may take its time).
+    // The lock_timeout in force before ours (the server's, the database's or the
+    // role's): put back after the INSERT, so that only the INSERT runs under our
+    // bound and the payment runs under the setting its operators chose.
+    let previous: String = sqlx::query_scalar("SELECT current_setting('lock_timeout')")
+        .fetch_one(&mut *tx)
+        .await?;
+    // `true`: local to this transaction; it ends with it, whatever happens.
     sqlx::query("SELECT set_config('lock_timeout', $1, true)")
         .bind(IN_FLIGHT_WAIT)
         .execute(&mut *tx)
@@ -92,7 +108,8 @@ async fn reserve_within_wait(
         }
         Err(e) => return Err(e.into()),
     };
-    sqlx::query("SELECT set_config('lock_timeout', '0', true)")
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(&previous)
         .execute(&mut *tx)
         .await?;
     Ok(reservation)

@@ -1,9 +1,15 @@
 //! The `Idempotency-Key` header, as the IETF draft defines it and as clients send it.
 //!
-//! The draft (draft-ietf-httpapi-idempotency-key-header) makes the field an RFC 8941
-//! Structured Field whose value is a String: `Idempotency-Key: "8e03978e-40d5"`.
-//! Many clients send the bare value instead (`Idempotency-Key: 8e03978e-40d5`);
-//! both are accepted here and mean the same key.
+//! The draft (draft-ietf-httpapi-idempotency-key-header) makes the field an Item
+//! Structured Field (RFC 8941, since replaced by RFC 9651) whose value is a String:
+//! `Idempotency-Key: "8e03978e-40d5"`. Many clients send the bare value instead
+//! (`Idempotency-Key: 8e03978e-40d5`); both are accepted here and mean the same key.
+//!
+//! Two things a generic structured-field parser would accept are refused here, on
+//! purpose: parameters after the key (`"k";p=1` parses as the String "k" with a
+//! parameter; the draft defines none, and a key whose meaning depends on whether a
+//! server reads or ignores them is not one identity), and the field sent in two
+//! lines (combined, `"a", "b"` is a List, not an Item).
 
 use axum::http::HeaderMap;
 use payment_model::{KeyProblem, MAX_KEY_LENGTH};
@@ -19,7 +25,10 @@ impl IdempotencyKey {
         let mut values = headers.get_all("idempotency-key").iter();
         let value = values.next().ok_or(KeyProblem::Missing)?;
         if values.next().is_some() {
-            return Err(KeyProblem::Malformed("the header is sent more than once"));
+            // HTTP combines field lines with a comma: `"a", "b"` is not one Item.
+            return Err(KeyProblem::Malformed(
+                "the field is sent in more than one line; combined, it is a list, not one key",
+            ));
         }
         let text = value
             .to_str()
@@ -72,8 +81,15 @@ fn parse_sf_string(rest: &str) -> Result<String, KeyProblem> {
                 }
             },
             '"' => {
-                return if chars.as_str().is_empty() {
+                let rest = chars.as_str();
+                return if rest.is_empty() {
                     Ok(key)
+                } else if rest.starts_with(';') {
+                    // RFC 9651 would read a parameter here. The draft defines none,
+                    // and this route refuses them rather than guess what they mean.
+                    Err(KeyProblem::Malformed(
+                        "this route accepts no parameters after the key; send the key alone",
+                    ))
                 } else {
                     Err(KeyProblem::Malformed(
                         "nothing may follow the closing quote",
@@ -120,6 +136,16 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_parameter_after_the_key_is_refused_on_purpose() {
+        assert_eq!(
+            IdempotencyKey::parse("\"abc\";p=1"),
+            Err(KeyProblem::Malformed(
+                "this route accepts no parameters after the key; send the key alone"
+            ))
+        );
     }
 
     #[test]

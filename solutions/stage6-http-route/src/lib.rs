@@ -44,8 +44,9 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
     match stage5::create_payment(&pool, key.as_str(), body).await {
         Ok(reply) => respond(reply),
         Err(PaymentError::InvalidBody(why)) => respond(Reply::invalid_body(&why.to_string())),
-        // Nothing was committed (the transaction rolled back): the client may retry
-        // with the same key, and 5xx tells it so.
+        // Either nothing was committed (the transaction rolled back), or the error
+        // came after PostgreSQL committed (COMMIT's answer was lost). The route cannot
+        // tell which; a retry with the same key is safe in both cases, and 5xx says so.
         Err(_) => respond(Reply::internal_error()),
     }
 }

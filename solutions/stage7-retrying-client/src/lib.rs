@@ -2,7 +2,7 @@
 //! retry sends the same key, so however many times the request reaches the
 //! server, it pays once, and the client ends with the answer of the one payment.
 
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use payment_model::{PaymentRequest, Reply};
 use serde_json::Value;
@@ -14,8 +14,14 @@ pub struct RetryPolicy {
     pub attempts: u32,
     /// The wait before the second try; it doubles each time, with jitter.
     pub first_delay: Duration,
+    /// The longest wait between two tries, whatever the backoff or the server's
+    /// `Retry-After` asks for.
+    pub max_delay: Duration,
     /// How long one try may take before the client gives up on it.
     pub timeout: Duration,
+    /// How long `pay` keeps trying: no try starts after this much time since the
+    /// first one (so `pay` ends within `budget + timeout`).
+    pub budget: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -23,7 +29,9 @@ impl Default for RetryPolicy {
         Self {
             attempts: 4,
             first_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(10),
             timeout: Duration::from_secs(5),
+            budget: Duration::from_secs(30),
         }
     }
 }
@@ -67,19 +75,30 @@ impl PaymentsClient {
         // try would turn every retry into a new payment.
         let key = uuid::Uuid::new_v4().to_string();
         let body = PaymentRequest { order_id, amount }.to_body();
-        let mut last = String::new();
-        for attempt in 1..=self.policy.attempts {
-            match self.try_once(&key, &body).await {
+        let started = Instant::now();
+        let mut attempt = 0;
+        let last = loop {
+            attempt += 1;
+            let (why, asked) = match self.try_once(&key, &body).await {
                 Attempt::Answered(reply) => return Ok(reply),
-                Attempt::Retry(why) => last = why,
+                Attempt::Retry { why, retry_after } => (why, retry_after),
                 Attempt::Broken(e) => return Err(e),
+            };
+            if attempt == self.policy.attempts {
+                break why;
             }
-            if attempt < self.policy.attempts {
-                tokio::time::sleep(self.backoff(attempt)).await;
+            let wait = self.wait_before_next_try(attempt, asked);
+            if started.elapsed() + wait > self.policy.budget {
+                break format!(
+                    "{why} (the next try, {} ms later, would start after the {} ms budget)",
+                    wait.as_millis(),
+                    self.policy.budget.as_millis()
+                );
             }
-        }
+            tokio::time::sleep(wait).await;
+        };
         Err(PayError::GaveUp {
-            attempts: self.policy.attempts,
+            attempts: attempt,
             key,
             last,
         })
@@ -102,16 +121,27 @@ impl PaymentsClient {
             Ok(response) => response,
             // Timed out, refused, reset, closed mid-answer: the request may or may
             // not have been processed. The same key makes trying again safe.
-            Err(e) => return Attempt::Retry(e.to_string()),
+            Err(e) => return Attempt::retry(e.to_string()),
         };
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| retry_after(value, SystemTime::now()));
         let text = match response.text().await {
             Ok(text) => text,
-            Err(e) => return Attempt::Retry(e.to_string()),
+            Err(e) => return Attempt::retry(e.to_string()),
         };
-        // 409: the first try is still in flight; 5xx: nothing was committed.
-        if status == 409 || status >= 500 {
-            return Attempt::Retry(format!("HTTP {status}: {text}"));
+        // 408: the server gave up waiting for the request (RFC 9110 §15.5.9);
+        // 409: the first try is still in flight; 429: too many requests, come back
+        // later (RFC 6585 §4); 5xx: the server failed, before or after it committed.
+        // With the same key, a retry is safe in every case.
+        if matches!(status, 408 | 409 | 429) || status >= 500 {
+            return Attempt::Retry {
+                why: format!("HTTP {status}: {text}"),
+                retry_after,
+            };
         }
         // Anything else is the answer, a refusal included: repeating a 400 or a 422
         // would get the same refusal.
@@ -128,14 +158,117 @@ impl PaymentsClient {
         let growing = self.policy.first_delay * 2u32.saturating_pow(attempt - 1);
         growing.mul_f64(0.5 + fastrand::f64())
     }
+
+    /// The wait after try `attempt`: what the server asked for with `Retry-After`,
+    /// or else the backoff; never more than `max_delay`.
+    pub fn wait_before_next_try(&self, attempt: u32, asked: Option<Duration>) -> Duration {
+        asked
+            .unwrap_or_else(|| self.backoff(attempt))
+            .min(self.policy.max_delay)
+    }
+}
+
+/// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3): delay-seconds, or
+/// an HTTP-date (a date already past asks for no wait). `None` when it is neither.
+pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse().ok().map(Duration::from_secs);
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// What one try ended with.
 pub enum Attempt {
     /// An answer worth keeping, a refusal included.
     Answered(Reply),
-    /// No answer, or one that says "try again" (409, 5xx): why.
-    Retry(String),
+    /// No answer, or one that says "try again" (408, 409, 429, 5xx): why, and the
+    /// wait the server asked for with `Retry-After`, if it did.
+    Retry {
+        why: String,
+        retry_after: Option<Duration>,
+    },
     /// An answer that cannot be read.
     Broken(PayError),
+}
+
+impl Attempt {
+    /// A try without an answer: the server asked for nothing.
+    fn retry(why: String) -> Self {
+        Self::Retry {
+            why,
+            retry_after: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sun, 06 Nov 1994 08:49:37 GMT, the example date of RFC 9110 §5.6.7.
+    fn rfc_example_date() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777)
+    }
+
+    #[test]
+    fn retry_after_in_seconds_is_that_many_seconds() {
+        assert_eq!(
+            retry_after("120", SystemTime::now()),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(retry_after("0", SystemTime::now()), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_is_the_time_until_then() {
+        let now = rfc_example_date() - Duration::from_secs(90);
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::from_secs(90))
+        );
+    }
+
+    #[test]
+    fn retry_after_as_a_past_date_asks_for_no_wait() {
+        let now = rfc_example_date() + Duration::from_secs(3600);
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn a_retry_after_that_is_neither_is_ignored() {
+        for value in ["", "soon", "-5", "1.5", "+5"] {
+            assert_eq!(retry_after(value, SystemTime::now()), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_wait_is_what_the_server_asked_for_capped_at_max_delay() {
+        let client = PaymentsClient::new(
+            "http://127.0.0.1:1",
+            RetryPolicy {
+                max_delay: Duration::from_secs(10),
+                ..RetryPolicy::default()
+            },
+        );
+        let asked = |secs| Some(Duration::from_secs(secs));
+        assert_eq!(
+            client.wait_before_next_try(1, asked(3)),
+            Duration::from_secs(3)
+        );
+        assert_eq!(
+            client.wait_before_next_try(1, asked(3600)),
+            Duration::from_secs(10)
+        );
+        // Without Retry-After: the backoff, 200 ms × [0.5, 1.5) for the first retry.
+        let backoff = client.wait_before_next_try(1, None);
+        assert!(
+            backoff >= Duration::from_millis(100) && backoff < Duration::from_millis(300),
+            "{backoff:?}"
+        );
+    }
 }

@@ -23,7 +23,9 @@ async fn a_new_key_per_try_pays_twice_when_the_answer_is_lost() {
     let policy = RetryPolicy {
         attempts: 4,
         first_delay: Duration::from_millis(20),
+        max_delay: Duration::from_millis(200),
         timeout: Duration::from_millis(500),
+        budget: Duration::from_secs(10),
     };
     let client = new_key_per_try::PaymentsClient::new(&format!("http://{}", proxy.addr()), policy);
     let reply = client.pay(1, 100).await.expect("the retry is answered");

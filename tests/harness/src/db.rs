@@ -201,10 +201,11 @@ impl TestDb {
         let sessions = async {
             let mut conn = PgConnection::connect_with(&self.options).await?;
             let rows = sqlx::query(
-                "SELECT coalesce(state, '?') AS state, coalesce(wait_event_type, '-') AS waiting_on, count(*) AS n
+                "SELECT coalesce(state, '?') AS state, coalesce(wait_event_type, '-') AS wait_event_type,
+                        coalesce(wait_event, '-') AS wait_event, count(*) AS n
                  FROM pg_stat_activity
                  WHERE datname = current_database() AND pid <> pg_backend_pid()
-                 GROUP BY 1, 2 ORDER BY 3 DESC",
+                 GROUP BY 1, 2, 3 ORDER BY 4 DESC",
             )
             .fetch_all(&mut conn)
             .await?;
@@ -220,12 +221,17 @@ impl TestDb {
                     .iter()
                     .map(|row| {
                         let state: String = row.get("state");
-                        let waiting_on: String = row.get("waiting_on");
+                        let wait_type: String = row.get("wait_event_type");
+                        let wait_event: String = row.get("wait_event");
                         let n: i64 = row.get("n");
-                        if waiting_on == "-" {
-                            format!("{n} {state}")
-                        } else {
-                            format!("{n} {state} waiting on {waiting_on}")
+                        match (wait_type.as_str(), wait_event.as_str()) {
+                            ("-", _) => format!("{n} {state}"),
+                            // Not a lock wait: the server waits for the application
+                            // to send its next command, and the application sends none.
+                            ("Client", "ClientRead") => format!(
+                                "{n} {state} (wait_event ClientRead: waiting for the application's next command, not for a lock)"
+                            ),
+                            _ => format!("{n} {state} waiting on {wait_type}/{wait_event}"),
                         }
                     })
                     .collect();

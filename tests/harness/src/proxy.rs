@@ -28,6 +28,11 @@ pub enum Fault {
     HoldResponseUntilClientGivesUp,
     /// Answers `503 Service Unavailable` itself, without forwarding.
     Answer503,
+    /// Answers `408 Request Timeout` itself, without forwarding.
+    Answer408,
+    /// Answers `429 Too Many Requests` itself, without forwarding, with this
+    /// `Retry-After` value (delay-seconds or an HTTP-date).
+    Answer429 { retry_after: &'static str },
 }
 
 /// One exchange as the proxy saw it.
@@ -128,21 +133,19 @@ async fn relay(
         return record(exchange);
     };
     exchange.idempotency_key = header(&request, "idempotency-key");
-    match fault {
+    let own_answer = match fault {
         Fault::DropRequest => return record(exchange),
-        Fault::Answer503 => {
-            record(exchange);
-            let body =
-                r#"{"title":"Service Unavailable (injected by the test proxy)","status":503}"#;
-            let answer = format!(
-                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\n\
-                 content-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = client.write_all(answer.as_bytes()).await;
-            return;
-        }
-        _ => {}
+        Fault::Answer503 => Some((503, "Service Unavailable", None)),
+        Fault::Answer408 => Some((408, "Request Timeout", None)),
+        Fault::Answer429 { retry_after } => Some((429, "Too Many Requests", Some(retry_after))),
+        _ => None,
+    };
+    if let Some((status, reason, retry_after)) = own_answer {
+        record(exchange);
+        let _ = client
+            .write_all(&own_answer_bytes(status, reason, retry_after))
+            .await;
+        return;
     }
     let Some(answer) = forward(&request, upstream).await else {
         return record(exchange);
@@ -162,6 +165,20 @@ async fn relay(
             let _ = client.shutdown().await;
         }
     }
+}
+
+/// An answer the proxy makes itself, as a problem body, on a connection it closes.
+fn own_answer_bytes(status: u16, reason: &str, retry_after: Option<&str>) -> Vec<u8> {
+    let body = format!(r#"{{"title":"{reason} (injected by the test proxy)","status":{status}}}"#);
+    let retry_after = retry_after
+        .map(|value| format!("retry-after: {value}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/problem+json\r\n{retry_after}\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 /// One HTTP/1.1 request: the head, and a body of `content-length` bytes.

@@ -1,6 +1,8 @@
 //! Known wrong: stage 7's client, with a new Idempotency-Key for every try. When
 //! an answer is lost after the server committed, the retry is a new payment.
 
+use std::time::Instant;
+
 use payment_model::{PaymentRequest, Reply};
 use stage7_answer::Attempt;
 pub use stage7_answer::{PayError, RetryPolicy};
@@ -21,21 +23,33 @@ impl PaymentsClient {
     // ANCHOR: pay
     pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
         let body = PaymentRequest { order_id, amount }.to_body();
-        let (mut key, mut last) = (String::new(), String::new());
-        for attempt in 1..=self.policy.attempts {
+        let started = Instant::now();
+        let mut attempt = 0;
+        let mut key;
+        let last = loop {
             // The common mistake: a fresh key for every try.
             key = uuid::Uuid::new_v4().to_string();
-            match self.client.try_once(&key, &body).await {
+            attempt += 1;
+            let (why, asked) = match self.client.try_once(&key, &body).await {
                 Attempt::Answered(reply) => return Ok(reply),
-                Attempt::Retry(why) => last = why,
+                Attempt::Retry { why, retry_after } => (why, retry_after),
                 Attempt::Broken(e) => return Err(e),
+            };
+            if attempt == self.policy.attempts {
+                break why;
             }
-            if attempt < self.policy.attempts {
-                tokio::time::sleep(self.client.backoff(attempt)).await;
+            let wait = self.client.wait_before_next_try(attempt, asked);
+            if started.elapsed() + wait > self.policy.budget {
+                break format!(
+                    "{why} (the next try, {} ms later, would start after the {} ms budget)",
+                    wait.as_millis(),
+                    self.policy.budget.as_millis()
+                );
             }
-        }
+            tokio::time::sleep(wait).await;
+        };
         Err(PayError::GaveUp {
-            attempts: self.policy.attempts,
+            attempts: attempt,
             key,
             last,
         })

@@ -13,7 +13,7 @@ use serde_json::Value;
 use sqlx::{Acquire, PgPool};
 use stage4::request_hash;
 
-use crate::{Answer, App, ClientId, Config, Router, admit, answer};
+use crate::{Answer, App, ClientId, Config, Router, admit, answer, is_serialization_failure};
 
 /// The global key's tables: `clients` and `payments` as in stage 8, and
 /// `idempotency_keys` with `key TEXT PRIMARY KEY`.
@@ -28,18 +28,20 @@ pub fn router_with(pool: PgPool, config: Config) -> Router {
 }
 
 async fn create(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
-    match admit(&app.pool, &headers, &body).await {
-        Ok(admitted) => answer(
-            create_payment(
-                &app.pool,
-                admitted.client,
-                admitted.key.as_str(),
-                admitted.body,
-            )
-            .await,
-        ),
-        Err(refused) => refused,
-    }
+    let admitted = match admit(&app.pool, &headers, &body).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
+    let (client, key) = (admitted.client, admitted.key.as_str());
+    // Retried as the model answer retries: the key's identity is the only difference.
+    let mut attempt = 1;
+    let paid = loop {
+        match create_payment(&app.pool, client, key, admitted.body).await {
+            Err(e) if is_serialization_failure(&e) && attempt < app.config.attempts => attempt += 1,
+            done => break done,
+        }
+    };
+    answer(paid)
 }
 
 /// Stage 6's transaction: the client is recorded with the payment, but the key is

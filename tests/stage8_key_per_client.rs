@@ -200,6 +200,16 @@ async fn the_same_key_from_two_clients_makes_two_payments() {
         (1, 1),
         "one payment for each client"
     );
+
+    // Each client's repeat reads its own row: both rows hold the key "order-1".
+    let again_a = post(addr, A, Some("order-1"), BODY).await;
+    let again_b = post(addr, B, Some("order-1"), BODY).await;
+    assert_eq!(
+        (&again_a.body, &again_b.body),
+        (&from_a.body, &from_b.body),
+        "a repeat replays its own client's answer: read the stored answer by (client_id, key)"
+    );
+    assert_eq!(payments_of(&db).await, (1, 1), "the repeats paid nothing");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

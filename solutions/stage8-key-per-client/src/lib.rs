@@ -27,7 +27,9 @@ use stage6::IdempotencyKey;
 
 pub use axum::Router;
 pub use client::{AuthError, ClientId, Unauthenticated, authenticate, token_hash};
-pub use payment::{Answer, create_payment, is_serialization_failure};
+pub use payment::{
+    Answer, create_payment, is_serialization_failure, lock_timeout, pay_and_record, stored_answer,
+};
 
 /// The migration this stage's tables come from, and its path (named in errors).
 pub const MIGRATION: &str = include_str!("../migrations/0001_clients.sql");

@@ -19,7 +19,8 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn first(reply: Reply) -> Self {
+    /// An answer made by this request: not a replay.
+    pub fn first(reply: Reply) -> Self {
         Self {
             reply,
             replayed: false,
@@ -110,7 +111,7 @@ async fn attempt_once(
 
 /// Makes the payment and stores its answer with the client's key, in the caller's
 /// transaction: both commit together, or neither does.
-async fn pay_and_record(
+pub async fn pay_and_record(
     tx: &mut PgConnection,
     client: ClientId,
     key: &str,
@@ -140,7 +141,7 @@ async fn pay_and_record(
 // ANCHOR: stored_answer
 /// The answer stored with this client's key, played again; 422 if it was stored
 /// for another body, 409 if the request that owns it is still in flight.
-async fn stored_answer(
+pub async fn stored_answer(
     conn: &mut PgConnection,
     client: ClientId,
     key: &str,
@@ -166,6 +167,6 @@ async fn stored_answer(
 // ANCHOR_END: stored_answer
 
 /// `config.in_flight_wait` as a `lock_timeout` value.
-fn lock_timeout(config: &Config) -> String {
+pub fn lock_timeout(config: &Config) -> String {
     format!("{}ms", config.in_flight_wait.as_millis().max(1))
 }

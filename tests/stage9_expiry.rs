@@ -25,9 +25,9 @@ const BODY: &str = r#"{"orderId":1,"amount":100}"#;
 /// some tests hold a request on purpose (stage 5's 409 is not tested here).
 fn config() -> stage9::Config {
     stage9::Config {
-        route: stage8::Config {
+        route: stage9::RouteConfig {
             in_flight_wait: Duration::from_secs(10),
-            ..stage8::Config::default()
+            ..stage9::RouteConfig::default()
         },
         reap_batch: 100,
         ..stage9::Config::default()
@@ -236,7 +236,7 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
     let gate = PaymentGate::close(&db, 1).await;
     // A's request takes the expired key over, and is held inside its payment.
     let first = tokio::spawn(post_as_a(addr, "order-1"));
-    gate.wait_until_held(&db, 1).await;
+    until_held(&db, &first).await;
 
     let reaper_pool = db.pool(PoolSize::of(1));
     let reaped = within(
@@ -266,6 +266,29 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
 }
 // ANCHOR_END: in_flight
 
+/// Sessions of this database waiting at the payment gate (an advisory lock).
+const HELD_AT_GATE: &str = "SELECT count(*) FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+/// Waits (bounded) until the first request is held at the gate, inside its payment;
+/// fails at once if it ended without getting there.
+async fn until_held(db: &TestDb, first: &tokio::task::JoinHandle<Answer>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while db.count(HELD_AT_GATE).await < 1 {
+        assert!(
+            !first.is_finished(),
+            "the first request ended without reaching its payment (see its panic or answer above)"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the first request did not reach its payment within 10 s"
+        );
+        // Polling a condition, bounded by the deadline above: not timing a race.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 const EXPIRED_2000: &str = "INSERT INTO idempotency_keys
         (client_id, key, body_hash, status, response, created_at)
     SELECT 2, 'old-' || g, 'hash', 201, '{}'::jsonb, now() - interval '2 days'
@@ -282,7 +305,7 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
     // its payment; the 19 others wait on the key.
     let gate = PaymentGate::close(&db, 1).await;
     let first = tokio::spawn(post_as_a(addr, "order-1"));
-    gate.wait_until_held(&db, 1).await;
+    until_held(&db, &first).await;
     let duplicates: Vec<_> = (1..20)
         .map(|_| tokio::spawn(post_as_a(addr, "order-1")))
         .collect();

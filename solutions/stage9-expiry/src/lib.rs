@@ -23,7 +23,7 @@ use stage8::{admit, answer};
 pub use axum::Router;
 pub use payment::create_payment;
 pub use reaper::{Reaped, Reaper, reap_expired_keys, spawn_reaper};
-pub use stage8::{Answer, ClientId};
+pub use stage8::{Answer, ClientId, Config as RouteConfig};
 
 /// The migration this stage's tables come from, and its path (named in errors).
 pub const MIGRATION: &str = include_str!("../migrations/0001_expiry.sql");
@@ -33,7 +33,7 @@ pub const MIGRATION_SOURCE: &str = "solutions/stage9-expiry/migrations/0001_expi
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     /// Stage 8's waits and retries.
-    pub route: stage8::Config,
+    pub route: RouteConfig,
     /// How long a key replays its answer. Past it, the key is expired: a request
     /// with it is a new payment.
     pub retention: Duration,
@@ -46,7 +46,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Self {
-            route: stage8::Config::default(),
+            route: RouteConfig::default(),
             retention: Duration::from_secs(24 * 60 * 60),
             reap_batch: 1000,
             reap_every: Duration::from_secs(60),

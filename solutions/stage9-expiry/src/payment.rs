@@ -2,7 +2,7 @@
 //! the retention window is taken over by the new request instead of replayed.
 
 use payment_model::{PaymentError, PaymentRequest, Reply};
-use sqlx::{Acquire, PgPool};
+use sqlx::{Acquire, PgConnection, PgPool};
 use stage4::request_hash;
 use stage8::{
     Answer, ClientId, is_serialization_failure, lock_timeout, pay_and_record, stored_answer,
@@ -54,24 +54,9 @@ async fn attempt_once(
         .bind(lock_timeout(&config.route))
         .execute(&mut *tx)
         .await?;
-    // A new key is inserted. An expired one is taken over: its row gets this
-    // request's hash, no answer yet, and a new created_at, as if it were new. An
-    // unexpired one is left alone (0 rows): its answer is replayed below.
-    let reserved = sqlx::query(
-        "INSERT INTO idempotency_keys AS k (client_id, key, body_hash) VALUES ($1, $2, $3)
-         ON CONFLICT (client_id, key) DO UPDATE
-            SET body_hash = EXCLUDED.body_hash, status = NULL, response = NULL,
-                created_at = EXCLUDED.created_at
-            WHERE k.created_at < now() - $4::interval",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(hash)
-    .bind(config.retention_interval())
-    .execute(&mut *tx)
-    .await;
+    let reserved = reserve(&mut tx, client, key, hash, config).await;
     match reserved {
-        Ok(done) if done.rows_affected() == 1 => {
+        Ok(1) => {
             sqlx::query("SELECT set_config('lock_timeout', '0', true)")
                 .execute(&mut *tx)
                 .await?;
@@ -92,3 +77,35 @@ async fn attempt_once(
     }
 }
 // ANCHOR_END: attempt_once
+
+// ANCHOR: reserve
+/// Reserves `(client, key)` for this request, within the retention window; returns
+/// how many rows it inserted or took over (1: this request pays; 0: replay).
+///
+/// A new key is inserted. An expired one is taken over: its row gets this
+/// request's hash, no answer yet, and a new created_at, as if it were new. An
+/// unexpired one is left alone (0 rows). Like stage 3's `DO NOTHING`, the `DO
+/// UPDATE` waits for a request in flight with the key, then looks at its outcome.
+async fn reserve(
+    tx: &mut PgConnection,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+    config: &Config,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "INSERT INTO idempotency_keys AS k (client_id, key, body_hash) VALUES ($1, $2, $3)
+         ON CONFLICT (client_id, key) DO UPDATE
+            SET body_hash = EXCLUDED.body_hash, status = NULL, response = NULL,
+                created_at = EXCLUDED.created_at
+            WHERE k.created_at < now() - $4::interval",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(hash)
+    .bind(config.retention_interval())
+    .execute(tx)
+    .await?;
+    Ok(done.rows_affected())
+}
+// ANCHOR_END: reserve

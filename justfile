@@ -60,6 +60,11 @@ test *ARGS:
 # book recipes below
 import 'book/book.just'
 
+# Delete the expired idempotency keys of DATABASE_URL once (stage 9's reaper), e.g. from cron: `just reap [RETENTION_HOURS]`
+[no-exit-message]
+reap *ARGS:
+    @cargo run -q -p stage9-expiry-solution --bin reap -- {{ARGS}}
+
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
     @for i in 1 2 3 4 5; do cargo run -q -p workbook-harness --example bench_harness 2>/dev/null; done

@@ -37,6 +37,7 @@ PACKAGES = [
     "stage6-http-route-solution",
     "stage7-retrying-client-solution",
     "stage8-key-per-client-solution",
+    "stage9-expiry-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -61,6 +62,9 @@ REQUIRED = [
     "stage8.other_client_global_key",
     "stage8.serializable",
     "stage8.serializable_without_retry",
+    "stage9.after_expiry",
+    "stage9.reaped",
+    "stage9.reaper_during_burst",
 ]
 # Stage 7's fault cases, in the order of the test's cases, with what the proxy did to
 # the first try (the names are `harness::proxy::Fault`'s variants).
@@ -77,6 +81,13 @@ OTHER_CLIENT = {
     "A's answer": "A's 201, replayed: A's payment id and amount, and B paid nothing",
     "own payment": "a 201 of its own: a second payment, B's",
     "refused": "422: the key is taken",
+}
+
+# What a key past the retention window got (stage 9's tests record one word).
+AFTER_EXPIRY = {
+    "new payment": "a new payment: the expired key is taken over",
+    "replayed": "the old 201, replayed",
+    "refused": "a refusal",
 }
 
 
@@ -210,6 +221,17 @@ def render(seen):
         "stage 8's default number of attempts",
     )
 
+    stage9_hours = int(source_value(
+        "solutions/stage9-expiry/src/lib.rs",
+        r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
+        "stage 9's default retention",
+    ))
+    stage9_batch = source_value(
+        "tests/stage9_expiry.rs",
+        r"reap_batch: (\d+),",
+        "the stage 9 tests' batch size",
+    )
+
     # The deadlocked pool: what its test asserts, whatever the run's split.
     pool, requests = 10, dead["requests"]
     # The winner always finishes; the deadlock ends only when an acquire times out.
@@ -335,6 +357,21 @@ def render(seen):
         f"{replies(seen['stage8.serializable_without_retry'])} |",
         f"| stage 8: the transaction run again on 40001, at most {stage8_attempts} times | "
         f"{seen['stage8.serializable']['payments']} | {replies(seen['stage8.serializable'])} |",
+        "",
+        f"Stage 9: keys that expire after {stage9_hours} hours, and the reaper "
+        f"(at most {stage9_batch} keys per transaction in these tests):",
+        "",
+        "| Scenario | What happened |",
+        "|---|---|",
+        f"| A sends a key answered {stage9_hours} h 1 min ago, not yet reaped | "
+        f"{AFTER_EXPIRY[seen['stage9.after_expiry']['second']]} "
+        f"({seen['stage9.after_expiry']['payments']} payments in all) |",
+        f"| The reaper, with 250 expired keys and 5 inside the window | "
+        f"{seen['stage9.reaped']['keys']} keys deleted in {seen['stage9.reaped']['batches']} transactions |",
+        f"| The reaper looping through a burst of 20 requests whose first takes an expired key over "
+        f"(and 2000 other expired keys) | {seen['stage9.reaper_during_burst']['payments']} payment; "
+        f"{replies(seen['stage9.reaper_during_burst'])}; "
+        f"{seen['stage9.reaper_during_burst']['reaped']} keys reaped |",
         "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",

@@ -7,7 +7,7 @@
 //! key whose request is in flight (`FOR UPDATE SKIP LOCKED`), and runs both as a
 //! background task of the server and as a one-shot command (`just reap`).
 //!
-//! Write the index in `migrations/0001_expiry.sql`, the reservation in
+//! Write the index in `migrations/0002_created_at_index.sql`, the reservation in
 //! `payment.rs` (`attempt_once`) and one batch of the reaper in `reaper.rs`
 //! (`reap_one_batch`); run `just stage 9`, and `just hint 9` when stuck.
 
@@ -29,9 +29,13 @@ pub use payment::create_payment;
 pub use reaper::{Reaped, Reaper, reap_expired_keys, spawn_reaper};
 pub use stage8::{Answer, ClientId, Config as RouteConfig};
 
-/// The migration this stage's tables come from, and its path (named in errors).
-pub const MIGRATION: &str = include_str!("../migrations/0001_expiry.sql");
-pub const MIGRATION_SOURCE: &str = "exercises/stage9-expiry/migrations/0001_expiry.sql";
+/// The migration of this stage's tables: stage 8's, then the index the reaper
+/// needs; and the path of the file this stage adds (named in errors).
+pub const MIGRATION: &str = concat!(
+    include_str!("../../../solutions/stage8-key-per-client/migrations/0001_clients.sql"),
+    include_str!("../migrations/0002_created_at_index.sql"),
+);
+pub const MIGRATION_SOURCE: &str = "exercises/stage9-expiry/migrations/0002_created_at_index.sql";
 
 /// How long keys live, and how the reaper deletes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,9 +25,13 @@ pub use payment::create_payment;
 pub use reaper::{Reaped, Reaper, reap_expired_keys, spawn_reaper};
 pub use stage8::{Answer, ClientId, Config as RouteConfig};
 
-/// The migration this stage's tables come from, and its path (named in errors).
-pub const MIGRATION: &str = include_str!("../migrations/0001_expiry.sql");
-pub const MIGRATION_SOURCE: &str = "solutions/stage9-expiry/migrations/0001_expiry.sql";
+/// The migration of this stage's tables: stage 8's, then the index the reaper
+/// needs; and the path of the file this stage adds (named in errors).
+pub const MIGRATION: &str = concat!(
+    include_str!("../../../solutions/stage8-key-per-client/migrations/0001_clients.sql"),
+    include_str!("../migrations/0002_created_at_index.sql"),
+);
+pub const MIGRATION_SOURCE: &str = "solutions/stage9-expiry/migrations/0002_created_at_index.sql";
 
 /// How long keys live, and how the reaper deletes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

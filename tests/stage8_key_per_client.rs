@@ -144,7 +144,7 @@ async fn payments_of(db: &TestDb) -> (i64, i64) {
 #[case::no_token_and_no_key(None, None, 401, "unauthenticated")]
 #[case::a_known_client_without_a_key(A, None, 400, "idempotency-key-missing")]
 #[tokio::test]
-async fn a_request_from_no_known_client_is_refused_with_401_and_stores_nothing(
+async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_nothing(
     #[case] authorization: Option<&str>,
     #[case] key: Option<&str>,
     #[case] status: u16,

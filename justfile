@@ -71,6 +71,11 @@ test *ARGS:
 # book recipes below
 import 'book/book.just'
 
+# Delete the expired idempotency keys of DATABASE_URL once (stage 9's reaper), e.g. from cron: `just reap [RETENTION_HOURS]`
+[no-exit-message]
+reap *ARGS:
+    @cargo run -q -p stage9-expiry-solution --bin reap -- {{ARGS}}
+
 # How long the harness takes: server start (warm, and cold with initdb), template, each test database
 bench-harness:
     @echo "load: $(uptime | sed 's/.*load average/load average/')"

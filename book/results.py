@@ -36,6 +36,8 @@ PACKAGES = [
     "stage5-small-pool-solution",
     "stage6-http-route-solution",
     "stage7-retrying-client-solution",
+    "stage8-key-per-client-solution",
+    "stage9-expiry-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -55,6 +57,14 @@ REQUIRED = [
     "stage7.HoldResponseUntilClientGivesUp",
     "stage7.Answer503",
     "stage7.new_key_per_try",
+    "stage8.two_clients",
+    "stage8.other_client",
+    "stage8.other_client_global_key",
+    "stage8.serializable",
+    "stage8.serializable_without_retry",
+    "stage9.after_expiry",
+    "stage9.reaped",
+    "stage9.reaper_during_burst",
 ]
 # Stage 7's fault cases, in the order of the test's cases, with what the proxy did to
 # the first try (the names are `harness::proxy::Fault`'s variants).
@@ -64,6 +74,21 @@ FAULTS = [
     ("HoldResponseUntilClientGivesUp", "(c) the answer later than the client's timeout"),
     ("Answer503", "(d) a 503 answered by the proxy itself"),
 ]
+
+
+# What client B got when it sent a key client A had used (stage 8's tests record one word).
+OTHER_CLIENT = {
+    "A's answer": "A's 201, replayed: A's payment id and amount, and B paid nothing",
+    "own payment": "a 201 of its own: a second payment, B's",
+    "refused": "422: the key is taken",
+}
+
+# What a key past the retention window got (stage 9's tests record one word).
+AFTER_EXPIRY = {
+    "new payment": "a new payment: the expired key is taken over",
+    "replayed": "the old 201, replayed",
+    "refused": "a refusal",
+}
 
 
 class Stale(Exception):
@@ -190,6 +215,23 @@ def render(seen):
         "the stage 6 burst's size",
     )
 
+    stage8_attempts = source_value(
+        "solutions/stage8-key-per-client/src/lib.rs",
+        r"attempts: (\d+),",
+        "stage 8's default number of attempts",
+    )
+
+    stage9_hours = int(source_value(
+        "solutions/stage9-expiry/src/lib.rs",
+        r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
+        "stage 9's default retention",
+    ))
+    stage9_batch = source_value(
+        "tests/stage9_expiry.rs",
+        r"reap_batch: (\d+),",
+        "the stage 9 tests' batch size",
+    )
+
     # The deadlocked pool: what its test asserts, whatever the run's split.
     pool, requests = 10, dead["requests"]
     # The winner always finishes; the deadlock ends only when an acquire times out.
@@ -291,6 +333,45 @@ def render(seen):
     out += [
         f"| {FAULTS[0][1]} | known-wrong: a new key for every try | "
         f"{seen['stage7.new_key_per_try']['payments']} |",
+        "",
+        "Stage 8: two clients, A and B, over HTTP. B sends the key A used, with the same body:",
+        "",
+        "| The key's identity | What B gets |",
+        "|---|---|",
+        f"| `key TEXT PRIMARY KEY` (stages 1 to 7; the trap kept in stage 8's solution) | "
+        f"{OTHER_CLIENT[seen['stage8.other_client_global_key']['second']]} |",
+        f"| `PRIMARY KEY (client_id, key)` (stage 8) | "
+        f"{OTHER_CLIENT[seen['stage8.other_client']['second']]} |",
+        "",
+        f"20 requests from A and 20 from B, all with one key text, at once: "
+        f"{seen['stage8.two_clients']['payments']} payments, "
+        f"{seen['stage8.two_clients']['created']} × 201.",
+        "",
+        "20 requests from A with one key, with `default_transaction_isolation = 'serializable'`; "
+        "the first is held in its payment until the 19 others wait on its key:",
+        "",
+        "| The route | Payments | Replies |",
+        "|---|---|---|",
+        f"| stage 8 with `attempts: 1`: a serialization failure is not retried | "
+        f"{seen['stage8.serializable_without_retry']['payments']} | "
+        f"{replies(seen['stage8.serializable_without_retry'])} |",
+        f"| stage 8: the transaction run again on 40001, at most {stage8_attempts} times | "
+        f"{seen['stage8.serializable']['payments']} | {replies(seen['stage8.serializable'])} |",
+        "",
+        f"Stage 9: keys that expire after {stage9_hours} hours, and the reaper "
+        f"(at most {stage9_batch} keys per transaction in these tests):",
+        "",
+        "| Scenario | What happened |",
+        "|---|---|",
+        f"| A sends a key answered {stage9_hours} h 1 min ago, not yet reaped | "
+        f"{AFTER_EXPIRY[seen['stage9.after_expiry']['second']]} "
+        f"({seen['stage9.after_expiry']['payments']} payments in all) |",
+        f"| The reaper, with 250 expired keys and 5 inside the window | "
+        f"{seen['stage9.reaped']['keys']} keys deleted in {seen['stage9.reaped']['batches']} transactions |",
+        f"| The reaper looping through a burst of 20 requests whose first takes an expired key over "
+        f"(and 2000 other expired keys) | {seen['stage9.reaper_during_burst']['payments']} payment; "
+        f"{replies(seen['stage9.reaper_during_burst'])}; "
+        f"{seen['stage9.reaper_during_burst']['reaped']} keys reaped |",
         "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",

@@ -1,0 +1,111 @@
+//! `create_payment` with expiry: stage 8's transaction, in which a key older than
+//! the retention window is taken over by the new request instead of replayed.
+
+use payment_model::{PaymentError, PaymentRequest, Reply};
+use sqlx::{Acquire, PgConnection, PgPool};
+use stage4::request_hash;
+use stage8::{
+    Answer, ClientId, is_serialization_failure, lock_timeout, pay_and_record, stored_answer,
+};
+
+use crate::Config;
+
+/// Creates the payment for `body` once per `(client, key)` within the retention
+/// window. Run again, at most `config.route.attempts` times in all, after a
+/// serialization failure, or when the reaper deleted the key between this
+/// request's `INSERT` and its read of the stored answer.
+pub async fn create_payment(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    body: &str,
+    config: &Config,
+) -> Result<Answer, PaymentError> {
+    let request = PaymentRequest::parse(body)?;
+    let hash = request_hash(body)?;
+    let mut attempt = 1;
+    loop {
+        match attempt_once(pool, client, key, &request, &hash, config).await {
+            Err(e) if may_run_again(&e) && attempt < config.route.attempts => attempt += 1,
+            done => return done,
+        }
+    }
+}
+
+/// A failed attempt that committed nothing and may simply be run again.
+fn may_run_again(e: &PaymentError) -> bool {
+    // The key was found unexpired, and reaped before its answer was read: it
+    // expired in between, and the next attempt treats it as the new key it now is.
+    is_serialization_failure(e) || matches!(e, PaymentError::MissingKeyRow(_))
+}
+
+// ANCHOR: attempt_once
+async fn attempt_once(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    request: &PaymentRequest,
+    hash: &str,
+    config: &Config,
+) -> Result<Answer, PaymentError> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(lock_timeout(&config.route))
+        .execute(&mut *tx)
+        .await?;
+    let reserved = reserve(&mut tx, client, key, hash, config).await;
+    match reserved {
+        Ok(1) => {
+            sqlx::query("SELECT set_config('lock_timeout', '0', true)")
+                .execute(&mut *tx)
+                .await?;
+            let reply = pay_and_record(&mut tx, client, key, request).await?;
+            tx.commit().await?;
+            Ok(Answer::first(reply))
+        }
+        Ok(_) => {
+            tx.rollback().await?;
+            stored_answer(&mut conn, client, key, hash).await
+        }
+        // 55P03 lock_not_available: this client's first request still holds the key.
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("55P03") => {
+            tx.rollback().await?;
+            Ok(Answer::first(Reply::in_flight()))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+// ANCHOR_END: attempt_once
+
+// ANCHOR: reserve
+/// Reserves `(client, key)` for this request, within the retention window; returns
+/// how many rows it inserted or took over (1: this request pays; 0: replay).
+///
+/// A new key is inserted. An expired one is taken over: its row gets this
+/// request's hash, no answer yet, and a new created_at, as if it were new. An
+/// unexpired one is left alone (0 rows). Like stage 3's `DO NOTHING`, the `DO
+/// UPDATE` waits for a request in flight with the key, then looks at its outcome.
+async fn reserve(
+    tx: &mut PgConnection,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+    config: &Config,
+) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "INSERT INTO idempotency_keys AS k (client_id, key, body_hash) VALUES ($1, $2, $3)
+         ON CONFLICT (client_id, key) DO UPDATE
+            SET body_hash = EXCLUDED.body_hash, status = NULL, response = NULL,
+                created_at = EXCLUDED.created_at
+            WHERE k.created_at < now() - $4::interval",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(hash)
+    .bind(config.retention_interval())
+    .execute(tx)
+    .await?;
+    Ok(done.rows_affected())
+}
+// ANCHOR_END: reserve

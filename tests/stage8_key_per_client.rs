@@ -1,0 +1,393 @@
+//! Stage 8: one key per client, tested through a real server on an ephemeral port
+//! of 127.0.0.1 and a real HTTP client, with two clients: A and B.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use harness::{Outcome, PoolSize, Schema, TestDb, fire_concurrently, fire_while_first_is_held};
+use payment_model::Reply;
+use rstest::rstest;
+use serde_json::Value;
+
+/// The stage's tables, from the package under test.
+fn schema() -> Schema {
+    Schema::new(stage8::MIGRATION_SOURCE, stage8::MIGRATION)
+}
+
+/// Two clients, with the tokens the tests send. The table stores SHA-256 of each.
+const CLIENTS: &str = "INSERT INTO clients (name, token_hash) VALUES
+    ('client-a', encode(sha256(convert_to('token-of-a', 'UTF8')), 'hex')),
+    ('client-b', encode(sha256(convert_to('token-of-b', 'UTF8')), 'hex'))";
+const A: Option<&str> = Some("Bearer token-of-a");
+const B: Option<&str> = Some("Bearer token-of-b");
+
+const BODY: &str = r#"{"orderId":1,"amount":100}"#;
+
+/// The route's settings in these tests. Some tests hold a first request inside its
+/// transaction on purpose, longer than the production wait of 250 ms: its
+/// duplicates must wait for it here, not be told 409 (that is stage 5's lesson).
+fn config() -> stage8::Config {
+    stage8::Config {
+        in_flight_wait: Duration::from_secs(10),
+        ..stage8::Config::default()
+    }
+}
+
+/// A fresh database with the two clients, and the route served on it.
+async fn started(config: stage8::Config, pool: PoolSize) -> (TestDb, SocketAddr) {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let addr = serve(stage8::router_with(db.pool(pool), config)).await;
+    (db, addr)
+}
+
+async fn serve(router: stage8::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener has an address");
+    tokio::spawn(async move {
+        if let Err(e) = stage8::serve(listener, router).await {
+            panic!("the server stopped: {e}");
+        }
+    });
+    addr
+}
+
+/// What came back: status, the headers that matter here, and the JSON body.
+#[derive(Debug, Clone, PartialEq)]
+struct Answer {
+    status: u16,
+    content_type: String,
+    /// `Idempotent-Replayed`, if present.
+    replayed: Option<String>,
+    /// `WWW-Authenticate`, if present.
+    challenge: Option<String>,
+    body: Value,
+}
+
+impl Answer {
+    fn reply(&self) -> Reply {
+        Reply {
+            status: self.status,
+            body: self.body.clone(),
+        }
+    }
+}
+
+async fn post(
+    addr: SocketAddr,
+    authorization: Option<&str>,
+    key: Option<&str>,
+    body: &str,
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://{addr}/payments"))
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if let Some(authorization) = authorization {
+        request = request.header("authorization", authorization);
+    }
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) => panic!(
+            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
+        ),
+    };
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let status = response.status().as_u16();
+    let content_type = header("content-type").unwrap_or_default();
+    let replayed = header("idempotent-replayed");
+    let challenge = header("www-authenticate");
+    let text = response.text().await.expect("the body arrives");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
+    Answer {
+        status,
+        content_type,
+        replayed,
+        challenge,
+        body,
+    }
+}
+
+/// Payments made for each client, by name.
+async fn payments_of(db: &TestDb) -> (i64, i64) {
+    (
+        db.count("SELECT count(*) FROM payments JOIN clients c ON c.id = client_id WHERE c.name = 'client-a'")
+            .await,
+        db.count("SELECT count(*) FROM payments JOIN clients c ON c.id = client_id WHERE c.name = 'client-b'")
+            .await,
+    )
+}
+
+// ANCHOR: refusals
+#[rstest]
+#[case::no_authorization(None, Some("key-1"), 401, "unauthenticated")]
+#[case::unknown_token(
+    Some("Bearer not-a-known-token"),
+    Some("key-1"),
+    401,
+    "unauthenticated"
+)]
+#[case::another_scheme(Some("Basic dXNlcjpwYXNz"), Some("key-1"), 401, "unauthenticated")]
+#[case::empty_token(Some("Bearer"), Some("key-1"), 401, "unauthenticated")]
+#[case::no_token_and_no_key(None, None, 401, "unauthenticated")]
+#[case::a_known_client_without_a_key(A, None, 400, "idempotency-key-missing")]
+#[tokio::test]
+async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_nothing(
+    #[case] authorization: Option<&str>,
+    #[case] key: Option<&str>,
+    #[case] status: u16,
+    #[case] problem_type: &str,
+) {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let answer = post(addr, authorization, key, BODY).await;
+    assert_eq!(answer.status, status, "{answer:?}");
+    assert_eq!(
+        answer.content_type, "application/problem+json",
+        "refusals are RFC 9457 problems"
+    );
+    assert_eq!(
+        answer.body["type"],
+        format!("{}{problem_type}", payment_model::PROBLEM_BASE),
+        "the problem type says what was wrong: {answer:?}"
+    );
+    if status == 401 {
+        assert!(
+            answer
+                .challenge
+                .as_deref()
+                .is_some_and(|c| c.starts_with("Bearer")),
+            "a 401 says how to authenticate (WWW-Authenticate: Bearer ..., RFC 9110 and 6750): {answer:?}"
+        );
+    }
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+// ANCHOR_END: refusals
+
+// ANCHOR: two_clients
+#[tokio::test]
+async fn the_same_key_from_two_clients_makes_two_payments() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let from_a = post(addr, A, Some("order-1"), BODY).await;
+    let from_b = post(addr, B, Some("order-1"), BODY).await;
+    assert_eq!(
+        (from_a.status, from_b.status),
+        (201, 201),
+        "{from_a:?} {from_b:?}"
+    );
+    assert_ne!(
+        from_a.body["id"], from_b.body["id"],
+        "two clients, two payments, even with the same key text"
+    );
+    assert_eq!(
+        payments_of(&db).await,
+        (1, 1),
+        "one payment for each client"
+    );
+
+    // Each client's repeat reads its own row: both rows hold the key "order-1".
+    let again_a = post(addr, A, Some("order-1"), BODY).await;
+    let again_b = post(addr, B, Some("order-1"), BODY).await;
+    assert_eq!(
+        (&again_a.body, &again_b.body),
+        (&from_a.body, &from_b.body),
+        "a repeat replays its own client's answer: read the stored answer by (client_id, key)"
+    );
+    assert_eq!(payments_of(&db).await, (1, 1), "the repeats paid nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_requests_with_one_key_from_each_of_two_clients_make_two_payments() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+
+    // Requests 0, 2, 4, ... are A's; 1, 3, 5, ... are B's. All 40 send the key "order-1".
+    let answers = fire_concurrently(40, |i| async move {
+        let client = if i % 2 == 0 { A } else { B };
+        post(addr, client, Some("order-1"), BODY).await
+    })
+    .await;
+    let (of_a, of_b): (Vec<_>, Vec<_>) = answers.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let of_a: Vec<&Answer> = of_a.into_iter().map(|(_, a)| a).collect();
+    let of_b: Vec<&Answer> = of_b.into_iter().map(|(_, a)| a).collect();
+
+    let payments = db.payment_count().await;
+    harness::observe(
+        "stage8.two_clients",
+        &serde_json::json!({
+            "payments": payments,
+            "created": answers.iter().filter(|a| a.status == 201).count(),
+        }),
+    );
+    for (name, mine) in [("A", &of_a), ("B", &of_b)] {
+        assert!(
+            mine.iter()
+                .all(|a| a.status == 201 && a.body == mine[0].body),
+            "client {name}'s 20 answers are one 201 with one body: {mine:?}"
+        );
+        assert_eq!(
+            mine.iter().filter(|a| a.replayed.is_none()).count(),
+            1,
+            "one of client {name}'s 20 answers is the first, 19 are replays: {mine:?}"
+        );
+    }
+    assert_ne!(
+        of_a[0].body["id"], of_b[0].body["id"],
+        "A and B each got their own payment"
+    );
+    assert_eq!(payments, 2, "two clients, one key each: two payments");
+    assert_eq!(payments_of(&db).await, (1, 1));
+}
+// ANCHOR_END: two_clients
+
+// ANCHOR: no_leak
+/// What B got when it sent A's key, in one word.
+fn what_b_got(from_a: &Answer, from_b: &Answer) -> &'static str {
+    if from_b.body == from_a.body {
+        "A's answer"
+    } else if from_b.status == 422 {
+        "refused"
+    } else if from_b.status == 201 {
+        "own payment"
+    } else {
+        "other"
+    }
+}
+
+#[rstest]
+#[case::the_same_body(BODY)]
+#[case::another_amount(r#"{"orderId":1,"amount":999}"#)]
+#[tokio::test]
+async fn client_b_sending_client_a_key_never_receives_a_answer(#[case] body_of_b: &str) {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let from_a = post(addr, A, Some("order-1"), BODY).await;
+    let from_b = post(addr, B, Some("order-1"), body_of_b).await;
+    if body_of_b == BODY {
+        harness::observe(
+            "stage8.other_client",
+            &serde_json::json!({ "second": what_b_got(&from_a, &from_b) }),
+        );
+    }
+    assert_eq!(from_a.status, 201, "{from_a:?}");
+    assert_ne!(
+        from_b.body, from_a.body,
+        "B must never receive A's stored answer (A's payment id and amount): that is a data leak"
+    );
+    assert_eq!(
+        from_b.status, 201,
+        "B's key is B's own: its first use pays: {from_b:?}"
+    );
+    assert_eq!(from_b.replayed, None, "B's answer is no replay: {from_b:?}");
+    assert_eq!(
+        payments_of(&db).await,
+        (1, 1),
+        "one payment for each client"
+    );
+}
+// ANCHOR_END: no_leak
+
+// ANCHOR: replayed
+#[tokio::test]
+async fn a_replayed_answer_says_so_and_the_first_does_not() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let first = post(addr, A, Some("order-1"), BODY).await;
+    let again = post(addr, A, Some("order-1"), BODY).await;
+    let other_body = post(addr, A, Some("order-1"), r#"{"orderId":1,"amount":999}"#).await;
+    assert_eq!(first.status, 201);
+    assert_eq!(
+        first.replayed, None,
+        "the first answer is no replay: {first:?}"
+    );
+    assert_eq!((again.status, &again.body), (201, &first.body), "{again:?}");
+    assert_eq!(
+        again.replayed.as_deref(),
+        Some("true"),
+        "a replay says so: Idempotent-Replayed: true"
+    );
+    assert_eq!(other_body.status, 422, "{other_body:?}");
+    assert_eq!(
+        other_body.replayed, None,
+        "a refusal is an answer of its own, not a replay"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: replayed
+
+// ANCHOR: serializable
+/// Makes `serializable` the default isolation level of the test database: every
+/// transaction the route starts runs under it.
+const SERIALIZABLE: &str = "DO $$ BEGIN
+    EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L',
+                   current_database(), 'serializable');
+END $$";
+
+/// 20 requests with one key under `serializable`: the first is held inside its
+/// payment until its 19 duplicates wait on its key, then let go.
+async fn serializable_burst(config: stage8::Config) -> (TestDb, Outcome) {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    db.execute(SERIALIZABLE).await;
+    let addr = serve(stage8::router_with(db.pool(PoolSize::of(20)), config)).await;
+    let results = fire_while_first_is_held(&db, 1, 20, |_| async move {
+        Ok(post(addr, A, Some("order-1"), BODY).await.reply())
+    })
+    .await;
+    let outcome = Outcome::new(&results, db.payment_count().await);
+    (db, outcome)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn under_serializable_isolation_the_duplicates_are_retried_into_replays() {
+    let (_db, outcome) = serializable_burst(config()).await;
+    outcome.record("stage8.serializable");
+    println!("{}", outcome.table());
+    assert_eq!(
+        outcome.payments, 1,
+        "one key, one payment, at any isolation level: {outcome}"
+    );
+    assert_eq!(
+        outcome.count(harness::ReplyKind::Status(201)),
+        20,
+        "each duplicate's first transaction fails with a serialization failure (40001), \
+         committed nothing, and is run again: it then replays the 201. \
+         Got: {outcome}"
+    );
+    assert_eq!(outcome.distinct_bodies, 1, "{outcome}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_one_attempt_serializable_isolation_fails_every_waiting_duplicate_with_a_500() {
+    let (_db, outcome) = serializable_burst(stage8::Config {
+        attempts: 1,
+        ..config()
+    })
+    .await;
+    outcome.record("stage8.serializable_without_retry");
+    println!("{}", outcome.table());
+    assert_eq!(outcome.payments, 1, "{outcome}");
+    assert_eq!(
+        (
+            outcome.count(harness::ReplyKind::Status(201)),
+            outcome.count(harness::ReplyKind::Status(500))
+        ),
+        (1, 19),
+        "with `attempts: 1` nothing is retried: the 19 duplicates that waited on the key \
+         fail with 40001, answered as a 500 problem (nothing charged, retry). Got: {outcome}"
+    );
+}
+// ANCHOR_END: serializable

@@ -1,0 +1,403 @@
+//! Stage 9: keys that expire, and the clean-up. Time is never waited for: a key is
+//! made old by moving its `created_at` back, and the reaper is run by the test.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use harness::{Outcome, PaymentGate, PoolSize, Schema, TestDb, wait_for_lock_waiters, within};
+use payment_model::Reply;
+use serde_json::Value;
+
+fn schema() -> Schema {
+    Schema::new(stage9::MIGRATION_SOURCE, stage9::MIGRATION)
+}
+
+/// Two clients, with the tokens the tests send (as in stage 8).
+const CLIENTS: &str = "INSERT INTO clients (name, token_hash) VALUES
+    ('client-a', encode(sha256(convert_to('token-of-a', 'UTF8')), 'hex')),
+    ('client-b', encode(sha256(convert_to('token-of-b', 'UTF8')), 'hex'))";
+
+const BODY: &str = r#"{"orderId":1,"amount":100}"#;
+
+/// The route's settings here: the default 24 h window; a long in-flight wait, since
+/// some tests hold a request on purpose (stage 5's 409 is not tested here).
+fn config() -> stage9::Config {
+    stage9::Config {
+        route: stage9::RouteConfig {
+            in_flight_wait: Duration::from_secs(10),
+            ..stage9::RouteConfig::default()
+        },
+        reap_batch: 100,
+        ..stage9::Config::default()
+    }
+}
+
+async fn started(pool: PoolSize) -> (TestDb, SocketAddr) {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener has an address");
+    let router = stage9::router_with(db.pool(pool), config());
+    tokio::spawn(async move {
+        if let Err(e) = stage9::serve(listener, router).await {
+            panic!("the server stopped: {e}");
+        }
+    });
+    (db, addr)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Answer {
+    status: u16,
+    replayed: bool,
+    body: Value,
+}
+
+/// `POST /payments` as client A, with `key`.
+async fn post_as_a(addr: SocketAddr, key: &str) -> Answer {
+    let response = match reqwest::Client::new()
+        .post(format!("http://{addr}/payments"))
+        .header("content-type", "application/json")
+        .header("authorization", "Bearer token-of-a")
+        .header("idempotency-key", key)
+        .body(BODY)
+        .send()
+        .await
+    {
+        Ok(response) => response,
+        Err(e) => panic!(
+            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
+        ),
+    };
+    let status = response.status().as_u16();
+    let replayed = response.headers().get("idempotent-replayed").is_some();
+    let text = response.text().await.expect("the body arrives");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
+    Answer {
+        status,
+        replayed,
+        body,
+    }
+}
+
+/// Moves every key's `created_at` back, as if it had been made that long ago.
+async fn age_keys(db: &TestDb, sql: &'static str) {
+    db.execute(sql).await;
+}
+
+// ANCHOR: window
+#[tokio::test]
+async fn a_key_just_inside_the_window_replays() {
+    let (db, addr) = started(PoolSize::of(5)).await;
+    let first = post_as_a(addr, "order-1").await;
+    // 24 h is the window: this key is one minute from expiring.
+    age_keys(
+        &db,
+        "UPDATE idempotency_keys SET created_at = now() - interval '23 hours 59 minutes'",
+    )
+    .await;
+    let again = post_as_a(addr, "order-1").await;
+    assert_eq!(first.status, 201, "{first:?}");
+    assert_eq!(
+        (again.status, &again.body, again.replayed),
+        (201, &first.body, true),
+        "inside the window, the stored answer is replayed: {again:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+
+#[tokio::test]
+async fn a_key_just_outside_the_window_is_a_new_payment() {
+    let (db, addr) = started(PoolSize::of(5)).await;
+    let first = post_as_a(addr, "order-1").await;
+    // One minute past the window; the reaper has not run: the row is still there.
+    age_keys(
+        &db,
+        "UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute'",
+    )
+    .await;
+    let after_expiry = post_as_a(addr, "order-1").await;
+    let second = if after_expiry.body == first.body {
+        "replayed"
+    } else if after_expiry.status == 201 {
+        "new payment"
+    } else {
+        "refused"
+    };
+    harness::observe(
+        "stage9.after_expiry",
+        &serde_json::json!({ "second": second, "payments": db.payment_count().await }),
+    );
+    assert_eq!(
+        (after_expiry.status, after_expiry.replayed),
+        (201, false),
+        "an expired key is a new key, reaped or not: the request is a new payment: {after_expiry:?}"
+    );
+    assert_ne!(
+        after_expiry.body["id"], first.body["id"],
+        "a new payment has a new id"
+    );
+    assert_eq!(db.payment_count().await, 2);
+    let again = post_as_a(addr, "order-1").await;
+    assert_eq!(
+        (&again.body, again.replayed),
+        (&after_expiry.body, true),
+        "the key now holds the new payment's answer, and replays it"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        1,
+        "the expired row was taken over, not duplicated"
+    );
+}
+// ANCHOR_END: window
+
+/// `n` keys of client B, made `age` ago, already answered.
+async fn old_keys(db: &TestDb, sql: &'static str) {
+    db.execute(sql).await;
+}
+
+const EXPIRED_250_AND_FRESH_5: &str = "INSERT INTO idempotency_keys
+        (client_id, key, body_hash, status, response, created_at)
+    SELECT 2, 'old-' || g, 'hash', 201, '{}'::jsonb, now() - interval '25 hours'
+    FROM generate_series(1, 250) g
+    UNION ALL
+    SELECT 2, 'recent-' || g, 'hash', 201, '{}'::jsonb, now() - interval '23 hours'
+    FROM generate_series(1, 5) g";
+
+// ANCHOR: reaper
+#[tokio::test]
+async fn the_reaper_deletes_only_expired_keys_in_bounded_batches() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let reaped = stage9::reap_expired_keys(&pool, &config())
+        .await
+        .expect("the reaper runs");
+
+    harness::observe(
+        "stage9.reaped",
+        &serde_json::json!({ "keys": reaped.keys, "batches": reaped.batches }),
+    );
+    assert_eq!(
+        (reaped.keys, reaped.batches),
+        (250, 3),
+        "250 expired keys, 100 at most per transaction: 100 + 100 + 50"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        5,
+        "the 5 keys inside the window stay"
+    );
+    let again = stage9::reap_expired_keys(&pool, &config())
+        .await
+        .expect("the reaper runs");
+    assert_eq!(
+        (again.keys, again.batches),
+        (0, 1),
+        "nothing is left to reap"
+    );
+}
+
+#[tokio::test]
+async fn the_created_at_index_exists_for_the_reaper() {
+    let db = TestDb::create(schema()).await;
+    assert_eq!(
+        db.count(
+            "SELECT count(*) FROM pg_index i
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+             WHERE i.indrelid = 'idempotency_keys'::regclass AND a.attname = 'created_at'"
+        )
+        .await,
+        1,
+        "an index that starts with created_at lets each batch read only the oldest keys \
+         (CREATE INDEX ... ON idempotency_keys (created_at))"
+    );
+}
+// ANCHOR_END: reaper
+
+/// The key order-1 of client A, answered 25 hours ago: expired, not yet reaped.
+const EXPIRED_ORDER_1: &str = "INSERT INTO idempotency_keys
+        (client_id, key, body_hash, status, response, created_at)
+    VALUES (1, 'order-1', 'hash', 201, '{\"id\": \"0\"}'::jsonb, now() - interval '25 hours')";
+
+// ANCHOR: in_flight
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
+    let (db, addr) = started(PoolSize::of(5)).await;
+    old_keys(&db, EXPIRED_ORDER_1).await;
+    let gate = PaymentGate::close(&db, 1).await;
+    // A's request takes the expired key over, and is held inside its payment.
+    let first = tokio::spawn(post_as_a(addr, "order-1"));
+    until_held(&db, &first).await;
+
+    let reaper_pool = db.pool(PoolSize::of(1));
+    let reaped = within(
+        Duration::from_secs(5),
+        "the reaper, while a request holds an expired key",
+        stage9::reap_expired_keys(&reaper_pool, &config()),
+    )
+    .await
+    .expect("the reaper runs");
+    assert_eq!(
+        reaped.keys, 0,
+        "the only expired row is held by a request in flight: the reaper skips it"
+    );
+
+    gate.open().await;
+    let first = within(Duration::from_secs(10), "the held request", first)
+        .await
+        .expect("the request task ends");
+    assert_eq!((first.status, first.replayed), (201, false), "{first:?}");
+    let again = post_as_a(addr, "order-1").await;
+    assert_eq!(
+        (&again.body, again.replayed),
+        (&first.body, true),
+        "the key survived the reaper and replays its new answer"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: in_flight
+
+/// Sessions of this database waiting at the payment gate (an advisory lock).
+const HELD_AT_GATE: &str = "SELECT count(*) FROM pg_locks
+    WHERE locktype = 'advisory' AND NOT granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+/// Waits (bounded) until the first request is held at the gate, inside its payment;
+/// fails at once if it ended without getting there.
+async fn until_held(db: &TestDb, first: &tokio::task::JoinHandle<Answer>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while db.count(HELD_AT_GATE).await < 1 {
+        assert!(
+            !first.is_finished(),
+            "the first request ended without reaching its payment (see its panic or answer above)"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the first request did not reach its payment within 10 s"
+        );
+        // Polling a condition, bounded by the deadline above: not timing a race.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+const EXPIRED_2000: &str = "INSERT INTO idempotency_keys
+        (client_id, key, body_hash, status, response, created_at)
+    SELECT 2, 'old-' || g, 'hash', 201, '{}'::jsonb, now() - interval '2 days'
+    FROM generate_series(1, 2000) g";
+
+// ANCHOR: burst
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error() {
+    let (db, addr) = started(PoolSize::of(20)).await;
+    old_keys(&db, EXPIRED_2000).await;
+    old_keys(&db, EXPIRED_ORDER_1).await;
+
+    // The first of 20 requests with A's expired key takes it over and is held in
+    // its payment; the 19 others wait on the key.
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post_as_a(addr, "order-1"));
+    until_held(&db, &first).await;
+    let duplicates: Vec<_> = (1..20)
+        .map(|_| tokio::spawn(post_as_a(addr, "order-1")))
+        .collect();
+    wait_for_lock_waiters(&db, 19).await;
+
+    // The reaper loops on a connection of its own until the burst is over.
+    let stop = Arc::new(AtomicBool::new(false));
+    let runs = Arc::new(AtomicU64::new(0));
+    let reaper = {
+        let (pool, stop, runs) = (db.pool(PoolSize::of(1)), stop.clone(), runs.clone());
+        tokio::spawn(async move {
+            let mut reaped = 0;
+            while !stop.load(Ordering::SeqCst) {
+                reaped += stage9::reap_expired_keys(&pool, &config()).await?.keys;
+                runs.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok::<u64, sqlx::Error>(reaped)
+        })
+    };
+    // Two whole runs of the reaper while all 20 requests are in flight.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while runs.load(Ordering::SeqCst) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the reaper did not finish two runs within 10 s while the burst was held: \
+             does it wait for the key in flight?"
+        );
+        // Polling a condition, bounded by the deadline above: not timing a race.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    gate.open().await;
+
+    let mut results = vec![];
+    for task in std::iter::once(first).chain(duplicates) {
+        let answer = within(Duration::from_secs(10), "a request of the burst", task)
+            .await
+            .expect("the request task ends");
+        results.push(Ok(Reply {
+            status: answer.status,
+            body: answer.body,
+        }));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let reaped = within(Duration::from_secs(10), "the reaper's last run", reaper)
+        .await
+        .expect("the reaper task ends")
+        .expect("no reaper run failed");
+
+    let outcome = Outcome::new(&results, db.payment_count().await);
+    outcome.record_with(
+        "stage9.reaper_during_burst",
+        serde_json::json!({ "reaped": reaped }),
+    );
+    assert_eq!(outcome.payments, 1, "{outcome}");
+    assert_eq!(
+        (
+            outcome.count(harness::ReplyKind::Status(201)),
+            outcome.distinct_bodies
+        ),
+        (20, 1),
+        "every request of the burst gets the one payment's 201: {outcome}"
+    );
+    assert_eq!(
+        reaped, 2000,
+        "the reaper deleted the 2000 expired keys, and not the one taken over in flight"
+    );
+}
+// ANCHOR_END: burst
+
+#[tokio::test]
+async fn the_background_reaper_empties_the_expired_keys() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
+    let _reaper = stage9::spawn_reaper(
+        db.pool(PoolSize::of(1)),
+        stage9::Config {
+            reap_every: Duration::from_millis(10),
+            ..config()
+        },
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = db.count("SELECT count(*) FROM idempotency_keys").await;
+        if left == 5 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the background reaper left {left} keys after 10 s (5 expected)"
+        );
+        // Polling a condition, bounded by the deadline above: not timing a race.
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

@@ -495,6 +495,7 @@ mod tests {
         let exe = Executable {
             package: "stage3".into(),
             target: "stage3".into(),
+            integration: true,
             path: dir.join("target/debug/deps/stage3-0123"),
             manifest_dir: dir.join("exercise"),
             src_path: dir.join("tests/stage3.rs"),

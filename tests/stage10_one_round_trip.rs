@@ -1,0 +1,286 @@
+//! Stage 10: idempotency in one round trip. Stage 5's promise, kept with one
+//! statement for a new key: one payment per key, identical replays, 422 for
+//! another body, the key rolls back with a failed payment, and a duplicate waits
+//! only a bounded time for a request in flight.
+
+use harness::{
+    Outcome, PoolSize, ReplyKind, TestDb, fire_while_first_is_held, reference_schema,
+    slow_first_request,
+};
+use payment_model::{PaymentRequest, Reply};
+use stage10::create_payment;
+
+const REQUESTS: usize = 20;
+
+fn body(order_id: i64, amount: i32) -> String {
+    PaymentRequest { order_id, amount }.to_body()
+}
+
+// ANCHOR: one_statement
+#[tokio::test]
+async fn a_new_key_is_paid_and_answered_by_one_statement() {
+    let db = TestDb::create(reference_schema()).await;
+    // Each row written records the transaction and the statement that wrote it.
+    db.execute(
+        "CREATE TABLE writes_seen (
+           tbl TEXT NOT NULL, xid BIGINT NOT NULL, statement_started TIMESTAMPTZ NOT NULL);
+         CREATE FUNCTION record_write() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           INSERT INTO writes_seen
+             VALUES (TG_TABLE_NAME, txid_current(), statement_timestamp());
+           RETURN NULL;
+         END $$;
+         CREATE TRIGGER record_key AFTER INSERT OR UPDATE ON idempotency_keys
+           FOR EACH ROW EXECUTE FUNCTION record_write();
+         CREATE TRIGGER record_payment AFTER INSERT OR UPDATE ON payments
+           FOR EACH ROW EXECUTE FUNCTION record_write();",
+    )
+    .await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let reply = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("a new key pays");
+
+    assert_eq!(reply.status, 201, "{reply:?}");
+    let transactions = db
+        .count("SELECT count(DISTINCT xid) FROM writes_seen")
+        .await;
+    let statements = db
+        .count("SELECT count(DISTINCT statement_started) FROM writes_seen")
+        .await;
+    let writes = db.count("SELECT count(*) FROM writes_seen").await;
+    harness::observe(
+        "stage10.new_key",
+        &serde_json::json!({ "writes": writes, "statements": statements, "transactions": transactions }),
+    );
+    assert_eq!(
+        (transactions, statements),
+        (1, 1),
+        "the key, the payment and the answer must be written by ONE statement in ONE \
+         transaction; saw {writes} row write(s) from {statements} statement(s) in \
+         {transactions} transaction(s). Reserve the key, pay and store the answer in one \
+         data-modifying CTE. Run `just hint 10`."
+    );
+    assert_eq!(
+        writes, 2,
+        "two row writes: the key row inserted complete (status and response in the same \
+         INSERT) and the payment; an UPDATE of the key row is a third write"
+    );
+    let paid_id = db.count("SELECT id FROM payments").await;
+    assert_eq!(
+        reply,
+        Reply::created(
+            paid_id,
+            &PaymentRequest {
+                order_id: 1,
+                amount: 100
+            }
+        ),
+        "the answer built in SQL is the one `Reply::created` builds, for the payment \
+         really made"
+    );
+}
+// ANCHOR_END: one_statement
+
+// ANCHOR: burst
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_concurrent_requests_create_one_payment() {
+    let db = TestDb::create(reference_schema()).await;
+    let pool = db.warm_pool(PoolSize::of(REQUESTS as u32)).await;
+
+    // The first request is held inside its one statement until the 19 others have
+    // arrived: they certainly come while the key is reserved and uncommitted.
+    let results = fire_while_first_is_held(&db, 1, REQUESTS, |_| {
+        let pool = pool.clone();
+        async move { create_payment(&pool, "key-1", &body(1, 100)).await }
+    })
+    .await;
+
+    let outcome = Outcome::new(&results, db.payment_count().await);
+    outcome.record("stage10.burst");
+    println!("{}", outcome.table());
+    assert_eq!(
+        outcome.payments, 1,
+        "20 requests with one key must pay once: {outcome}"
+    );
+    let first = results[0].as_ref().ok().cloned();
+    assert_eq!(
+        first.as_ref().map(|r| r.status),
+        Some(201),
+        "the first request pays: {:?}",
+        results[0]
+    );
+    // A duplicate waited on the first request's key: either the first committed
+    // within the bounded wait (the same 201, replayed), or it did not (409).
+    for (i, result) in results.iter().enumerate().skip(1) {
+        let replayed = result.as_ref().ok() == first.as_ref();
+        let in_flight = ReplyKind::of(result) == ReplyKind::Status(409);
+        assert!(
+            replayed || in_flight,
+            "duplicate {i} must get the first request's 201, replayed, or 409 (still in \
+             flight); it got {result:?}. When the statement returns no row, read the stored \
+             answer in a new statement: its snapshot cannot show the row committed while \
+             it waited. ({outcome})"
+        );
+    }
+    let retry = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("a retry after the burst is answered");
+    assert_eq!(
+        Some(&retry),
+        first.as_ref(),
+        "once the first request committed, a retry replays its 201"
+    );
+}
+// ANCHOR_END: burst
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
+    let db = TestDb::create(reference_schema()).await;
+    let size = PoolSize::of(5).with_acquire_timeout(std::time::Duration::from_secs(3));
+    let pool = db.pool(size);
+
+    let slow = slow_first_request(&db, &pool, |key, body| {
+        let pool = pool.clone();
+        async move { create_payment(&pool, key, &body).await }
+    })
+    .await;
+
+    let in_flight = slow
+        .duplicates
+        .iter()
+        .filter(|r| ReplyKind::of(r) == ReplyKind::Status(409))
+        .count();
+    let unrelated = ReplyKind::of(&slow.unrelated);
+    harness::observe(
+        "stage10.slow_first_request",
+        &serde_json::json!({ "duplicates_409": in_flight, "unrelated": unrelated.to_string() }),
+    );
+    assert!(
+        slow.duplicates_answered_while_held && in_flight == 19,
+        "while the first request was still in flight, each of its 19 duplicates should be told \
+         409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {}). \
+         Bound the reserving INSERT's wait with `set_config('lock_timeout', ..., true)` inside \
+         the statement, and answer 409 on SQLSTATE 55P03. Run `just hint 10`.",
+        slow.duplicates_answered_while_held
+    );
+    assert_eq!(
+        unrelated,
+        ReplyKind::Status(201),
+        "a request for another key is not starved: {}",
+        slow.state
+    );
+    assert_eq!(
+        slow.first.as_ref().map(|r| r.status).ok(),
+        Some(201),
+        "the slow request itself completes once let go, under the database's own \
+         lock_timeout (put it back before the payment): {:?}",
+        slow.first
+    );
+    assert_eq!(slow.payments, 2, "the slow request and the unrelated one");
+}
+
+// ANCHOR: replay
+#[tokio::test]
+async fn a_later_retry_returns_the_same_body() {
+    let db = TestDb::create(reference_schema()).await;
+    let pool = db.pool(PoolSize::of(2));
+    let first = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the first request pays");
+    let retry = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the retry is answered");
+    assert_eq!(first.status, 201);
+    assert_eq!(
+        retry, first,
+        "a retry gets the stored status and body, byte for byte. A 409 here means the key \
+         row was committed without its answer: in one statement, an UPDATE cannot see the \
+         row a sibling CTE inserted, so insert the key row complete. Run `just hint 10`."
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: replay
+
+#[tokio::test]
+async fn the_same_key_with_another_amount_is_refused_with_422() {
+    let db = TestDb::create(reference_schema()).await;
+    let pool = db.pool(PoolSize::of(2));
+    let first = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the first request pays");
+    let second = create_payment(&pool, "key-1", &body(1, 999))
+        .await
+        .expect("the second request is answered");
+    harness::observe(
+        "stage10.other_body",
+        &harness::second_request(&first, &second, db.payment_count().await),
+    );
+    assert_eq!(
+        second,
+        Reply::key_reused(),
+        "the key was used with another body: 422, and nothing paid"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+
+#[tokio::test]
+async fn different_keys_make_different_payments() {
+    let db = TestDb::create(reference_schema()).await;
+    let pool = db.pool(PoolSize::of(2));
+    let a = create_payment(&pool, "key-a", &body(1, 100))
+        .await
+        .expect("key-a pays");
+    let b = create_payment(&pool, "key-b", &body(1, 100))
+        .await
+        .expect("key-b pays");
+    assert_ne!(
+        a.payment_id(),
+        b.payment_id(),
+        "two keys are two operations"
+    );
+    assert_eq!(db.payment_count().await, 2);
+}
+
+// ANCHOR: rollback
+#[tokio::test]
+async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
+    let db = TestDb::create(reference_schema()).await;
+    // A real failure inside the statement, after the key was reserved: the
+    // database refuses payments for order 13 until the trigger is dropped.
+    db.execute(
+        "CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.order_id = 13 THEN RAISE EXCEPTION 'payments for order 13 are down'; END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
+           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();",
+    )
+    .await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let failed = create_payment(&pool, "key-13", &body(13, 100)).await;
+    assert!(
+        failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {failed:?}"
+    );
+    let keys = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert_eq!(
+        keys, 0,
+        "one statement is one transaction: the key it reserved is rolled back with the \
+         failed payment; a key left behind would refuse every retry"
+    );
+
+    db.execute("DROP TRIGGER refuse_order_13 ON payments").await;
+    let retry = create_payment(&pool, "key-13", &body(13, 100))
+        .await
+        .expect("the retry is answered");
+    assert_eq!(
+        retry.status, 201,
+        "once payments work again, the retry with the same key pays: {retry:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: rollback

@@ -23,9 +23,12 @@ pub const IN_FLIGHT_WAIT: &str = "250ms";
 /// the key row is inserted complete. The payment is made only for a key row this
 /// statement inserted. Returns no row when the key was used before.
 ///
-/// `lock_timeout` is set (local to the statement's implicit transaction) while
-/// the key row is read from `answer`, so only the reserving INSERT waits under the
-/// bound; `paid` runs after `reserved` and puts the previous setting back first.
+/// The order of the sub-statements is left to PostgreSQL; data dependencies fix
+/// what matters. `lock_timeout` is set (local to the statement's implicit
+/// transaction) in `answer`, the row the reserving INSERT reads, so that INSERT's
+/// wait for a key in flight is bounded; the previous setting is put back in a
+/// subquery that depends on the inserted key row, so the payment runs under the
+/// operators' setting.
 const PAY_ONCE: &str = "
 WITH previous AS MATERIALIZED (
     SELECT current_setting('lock_timeout') AS lock_timeout
@@ -48,8 +51,12 @@ reserved AS (
 paid AS (
     INSERT INTO payments (id, order_id, amount) OVERRIDING SYSTEM VALUE
     SELECT (r.response ->> 'id')::bigint, $3, $4
-    FROM reserved r,
-         (SELECT set_config('lock_timeout', lock_timeout, true) FROM previous) restored
+    FROM reserved r
+    -- LATERAL and the reference to r: evaluated once the key row is inserted.
+    CROSS JOIN LATERAL (
+        SELECT set_config('lock_timeout', p.lock_timeout, true)
+        FROM previous p WHERE r.status IS NOT NULL
+    ) restored
 )
 SELECT status, response FROM reserved";
 // ANCHOR_END: pay_once

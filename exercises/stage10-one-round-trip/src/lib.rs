@@ -1,6 +1,6 @@
 //! Stage 10: idempotency in one round trip.
 //!
-//! `create_payment` below is stage 5's answer: correct, and seven round trips for
+//! `create_payment` below is stage 5's answer: correct, and eight round trips for
 //! a new key (BEGIN, read lock_timeout, set it, INSERT the key, set it back,
 //! INSERT the payment, UPDATE the key, COMMIT). Keep its promise and send ONE
 //! statement, in autocommit, when the key is new:

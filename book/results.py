@@ -38,6 +38,7 @@ PACKAGES = [
     "stage7-retrying-client-solution",
     "stage8-key-per-client-solution",
     "stage9-expiry-solution",
+    "stage10-one-round-trip-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -65,6 +66,10 @@ REQUIRED = [
     "stage9.after_expiry",
     "stage9.reaped",
     "stage9.reaper_during_burst",
+    "stage10.new_key",
+    "stage10.burst",
+    "stage10.other_body",
+    "stage10.slow_first_request",
 ]
 # Stage 7's fault cases, in the order of the test's cases, with what the proxy did to
 # the first try (the names are `harness::proxy::Fault`'s variants).
@@ -232,6 +237,15 @@ def render(seen):
         "the stage 9 tests' batch size",
     )
 
+    s10_new, s10_burst = seen["stage10.new_key"], seen["stage10.burst"]
+    s10_slow = seen["stage10.slow_first_request"]
+    in_flight_wait10 = source_value(
+        "solutions/stage10-one-round-trip/src/lib.rs",
+        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
+        "stage 10's lock_timeout",
+    )
+    expect(s10_burst["payments"] == 1, "stage 10's burst paid other than once")
+
     # The deadlocked pool: what its test asserts, whatever the run's split.
     pool, requests = 10, dead["requests"]
     # The winner always finishes; the deadlock ends only when an acquire times out.
@@ -373,6 +387,20 @@ def render(seen):
         f"{replies(seen['stage9.reaper_during_burst'])}; "
         f"{seen['stage9.reaper_during_burst']['reaped']} keys reaped |",
         "",
+        "Stage 10: the key, the payment and the answer in one statement, in autocommit:",
+        "",
+        "| Scenario | What happened |",
+        "|---|---|",
+        f"| A new key | {s10_new['writes']} rows written (the key with its answer, the payment) "
+        f"by {s10_new['statements']} statement, in {s10_new['transactions']} transaction |",
+        f"| 20 requests with one key, the first held in its statement until the 19 others arrived | "
+        f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed or "
+        f"409 (waited {in_flight_wait10} on the key) |",
+        f"| The same key with another amount | {second_request('stage10.other_body', seen)} |",
+        f"| A slow first request, its 19 duplicates, then a request for another key (pool of 5) | "
+        f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: "
+        f"{s10_slow['unrelated']} |",
+        "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",
         f"- the deadlocking shape with a pool of 10 ended with {replies(dead)};",
@@ -386,6 +414,7 @@ def render(seen):
             f"{u['runs_with_duplicates']} of {u['runs']} bursts paid more than once, "
             f"from {u['payments_min']} to {u['payments_max']} payments per burst;"
         )
+    out.append(f"- stage 10's burst ended with {replies(s10_burst)};")
     tries = [seen[f"stage7.{name}"]["tries"] for name, _ in FAULTS]
     cases = [label[:3] for _, label in FAULTS]
     each = ", ".join(f"{n} in {case}" for n, case in zip(tries[1:], cases[1:]))

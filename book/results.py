@@ -394,8 +394,8 @@ def render(seen):
         f"| A new key | {s10_new['writes']} rows written (the key with its answer, the payment) "
         f"by {s10_new['statements']} statement, in {s10_new['transactions']} transaction |",
         f"| 20 requests with one key, the first held in its statement until the 19 others arrived | "
-        f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed or "
-        f"409 (waited {in_flight_wait10} on the key) |",
+        f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed, or "
+        f"409 after waiting {in_flight_wait10} on the key |",
         f"| The same key with another amount | {second_request('stage10.other_body', seen)} |",
         f"| A slow first request, its 19 duplicates, then a request for another key (pool of 5) | "
         f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: "

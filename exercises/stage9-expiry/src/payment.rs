@@ -8,7 +8,8 @@ use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::{Acquire, PgConnection, PgPool};
 use stage4::request_hash;
 use stage8::{
-    Answer, ClientId, is_serialization_failure, lock_timeout, pay_and_record, stored_answer,
+    Answer, ClientId, bound_lock_wait, is_serialization_failure, pay_and_record, restore_lock_wait,
+    stored_answer,
 };
 
 use crate::Config;
@@ -53,16 +54,11 @@ async fn attempt_once(
 ) -> Result<Answer, PaymentError> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
-    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
-        .bind(lock_timeout(&config.route))
-        .execute(&mut *tx)
-        .await?;
+    let previous = bound_lock_wait(&mut tx, &config.route).await?;
     let reserved = reserve(&mut tx, client, key, hash, config).await;
     match reserved {
         Ok(1) => {
-            sqlx::query("SELECT set_config('lock_timeout', '0', true)")
-                .execute(&mut *tx)
-                .await?;
+            restore_lock_wait(&mut tx, &previous).await?;
             let reply = pay_and_record(&mut tx, client, key, request).await?;
             tx.commit().await?;
             Ok(Answer::first(reply))

@@ -28,7 +28,8 @@ use stage6::IdempotencyKey;
 pub use axum::Router;
 pub use client::{AuthError, ClientId, Unauthenticated, authenticate, token_hash};
 pub use payment::{
-    Answer, create_payment, is_serialization_failure, lock_timeout, pay_and_record, stored_answer,
+    Answer, bound_lock_wait, create_payment, is_serialization_failure, lock_timeout,
+    pay_and_record, restore_lock_wait, stored_answer,
 };
 
 /// The migration this stage's tables come from, and its path (named in errors).

@@ -73,10 +73,7 @@ async fn attempt_once(
 ) -> Result<Answer, PaymentError> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
-    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
-        .bind(lock_timeout(config))
-        .execute(&mut *tx)
-        .await?;
+    let previous = bound_lock_wait(&mut tx, config).await?;
     let inserted = sqlx::query(
         "INSERT INTO idempotency_keys (client_id, key, body_hash) VALUES ($1, $2, $3)
          ON CONFLICT (client_id, key) DO NOTHING",
@@ -88,9 +85,7 @@ async fn attempt_once(
     .await;
     match inserted {
         Ok(done) if done.rows_affected() == 1 => {
-            sqlx::query("SELECT set_config('lock_timeout', '0', true)")
-                .execute(&mut *tx)
-                .await?;
+            restore_lock_wait(&mut tx, &previous).await?;
             let reply = pay_and_record(&mut tx, client, key, request).await?;
             tx.commit().await?;
             Ok(Answer::first(reply))
@@ -165,6 +160,35 @@ pub async fn stored_answer(
     Ok(Answer { reply, replayed })
 }
 // ANCHOR_END: stored_answer
+
+/// Bounds how long the reserving INSERT waits on another request's key, and
+/// returns the `lock_timeout` in force before (the server's, the database's or
+/// the role's), for [`restore_lock_wait`].
+pub async fn bound_lock_wait(
+    tx: &mut PgConnection,
+    config: &Config,
+) -> Result<String, PaymentError> {
+    let previous: String = sqlx::query_scalar("SELECT current_setting('lock_timeout')")
+        .fetch_one(&mut *tx)
+        .await?;
+    // `true`: local to this transaction; it ends with it, whatever happens.
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(lock_timeout(config))
+        .execute(&mut *tx)
+        .await?;
+    Ok(previous)
+}
+
+/// Puts back the setting [`bound_lock_wait`] replaced: only the INSERT runs
+/// under our bound; the payment runs under the one its operators chose (setting
+/// '0' instead would switch theirs off).
+pub async fn restore_lock_wait(tx: &mut PgConnection, previous: &str) -> Result<(), PaymentError> {
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(previous)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
 
 /// `config.in_flight_wait` as a `lock_timeout` value.
 pub fn lock_timeout(config: &Config) -> String {

@@ -54,6 +54,11 @@ db-stop:
 docker-image:
     docker/build-image.sh
 
+# The capstone: review six routes against the checklist, then let their tests grade the review (--evidence: ask nothing, show what they find)
+[no-exit-message]
+review *FLAGS:
+    @{{runner}} review {{FLAGS}}
+
 # What CI runs: every solution passes, every exercise and known-wrong variant fails as intended, answer keys hold, fmt and clippy are clean
 [no-exit-message]
 verify *FLAGS:

@@ -57,6 +57,15 @@ pub enum Error {
     #[error("cargo built no test executable `{target}` of {package}, which stages.toml names")]
     NoExecutable { package: String, target: String },
 
+    #[error("{} is not a valid review file: {source}", path.display())]
+    ReviewToml {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+
+    #[error("there is no route {name} to review; the routes are {available}")]
+    NoRoute { name: String, available: String },
+
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
 }

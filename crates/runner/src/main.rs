@@ -7,6 +7,7 @@ mod commands;
 mod error;
 mod libtest;
 mod observations;
+mod review;
 mod run;
 mod stages;
 mod state;
@@ -83,6 +84,22 @@ enum Command {
     Doctor,
     /// Remove the PostgreSQL container kept between runs (`idempotency-workbook-pg`).
     DbStop,
+    /// The capstone: review routes against the checklist, then let their tests
+    /// grade the review.
+    Review {
+        /// Only this route (A, B, ...).
+        #[arg(long, value_name = "NAME")]
+        route: Option<String>,
+        /// Forget the earlier reviews of these routes and review them again.
+        #[arg(long)]
+        again: bool,
+        /// Ask nothing: run every route and show what its tests find broken (what
+        /// CI prints).
+        #[arg(long)]
+        evidence: bool,
+        #[arg(long, default_value_t = 300, value_name = "SECS")]
+        timeout: u64,
+    },
     /// What CI runs: every stage's solution, exercise, known-wrong variants and
     /// answer keys, then cargo fmt and clippy.
     Verify {
@@ -168,6 +185,20 @@ fn run(cli: Cli) -> Result<bool, Error> {
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),
         Command::DbStop => commands::doctor::db_stop(),
+        Command::Review {
+            route,
+            again,
+            evidence,
+            timeout,
+        } => commands::review::run(
+            &wb,
+            &commands::review::ReviewOptions {
+                route,
+                again,
+                evidence_only: evidence,
+                timeout: Duration::from_secs(timeout),
+            },
+        ),
         Command::Verify { timeout } => commands::verify::run(&wb, Duration::from_secs(timeout)),
         Command::Flaky {
             runs,

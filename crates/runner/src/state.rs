@@ -5,7 +5,8 @@
 //! - `stage-N/hints.json`: how many of stage N's hints were shown;
 //! - `stage-N/observations.jsonl`: what the last run of stage N recorded;
 //! - `runs/`: the observation files of runs in progress;
-//! - `executables.json`: the test executable each stage's last build produced.
+//! - `executables.json`: the test executable each stage's last build produced;
+//! - `review.json`: the reviews of `just review`, and their points.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -125,6 +126,14 @@ impl State {
     /// A fresh, empty file for one run's observations.
     /// Which executable the last build of each stage's tests produced (see
     /// `run::build_and_run`).
+    pub fn reviews(&self) -> Result<crate::review::Reviews, Error> {
+        read_json(&self.dir.join("review.json"))
+    }
+
+    pub fn save_reviews(&self, reviews: &crate::review::Reviews) -> Result<(), Error> {
+        write_json(&self.dir.join("review.json"), reviews)
+    }
+
     pub fn executables_file(&self) -> PathBuf {
         self.dir.join("executables.json")
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::cargo::{self, Cargo, Targets};
 use crate::error::Error;
+use crate::review::{self, Evidence, Review, disagreements};
 use crate::run::{PackageRun, RunState, TestStatus, build_and_run};
 use crate::stages::{Observed, Stage, figure_text};
 use crate::state::State;
@@ -80,6 +81,7 @@ impl Verifier<'_> {
         for stage in &stages {
             self.stage(stage)?;
         }
+        self.review()?;
         self.lints()
     }
 
@@ -154,6 +156,52 @@ impl Verifier<'_> {
         );
         let _ = std::fs::remove_file(&file);
         run
+    }
+
+    /// `just review`'s answer key: every route's tests find broken exactly the
+    /// items the key says it gets wrong.
+    fn review(&mut self) -> Result<(), Error> {
+        let review = Review::load(&self.wb.root)?;
+        let problems = review.problems(&self.wb.root);
+        self.check(
+            None,
+            "review: review/review.toml names known items and lines that exist",
+            problems.is_empty(),
+            problems.join("\n"),
+        );
+        for route in &review.routes {
+            let run = self.run(
+                Targets::Test {
+                    package: &route.package,
+                    target: review::TEST_TARGET,
+                },
+                &format!("review: route {}", route.name),
+            )?;
+            let evidence = Evidence::of(&review, &run);
+            let problems = disagreements(route, &evidence);
+            let broken: Vec<&str> = route.broken.keys().map(String::as_str).collect();
+            self.check(
+                None,
+                &format!(
+                    "review: route {}'s tests agree with its answer key",
+                    route.name
+                ),
+                problems.is_empty(),
+                if problems.is_empty() {
+                    format!(
+                        "broken: {}",
+                        if broken.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            broken.join(", ")
+                        }
+                    )
+                } else {
+                    problems.join("\n")
+                },
+            );
+        }
+        Ok(())
     }
 
     fn stage(&mut self, stage: &Stage) -> Result<(), Error> {

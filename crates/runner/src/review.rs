@@ -1,0 +1,344 @@
+//! `review/review.toml`: the checklist items, the routes to review, and the answer
+//! key that `just verify` holds against the routes' tests.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::run::{PackageRun, TestStatus};
+
+/// The test target every route package defines (tests/review_routes.rs).
+pub const TEST_TARGET: &str = "review";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    #[serde(rename = "item")]
+    pub items: Vec<Item>,
+    #[serde(rename = "route")]
+    pub routes: Vec<Route>,
+}
+
+/// One question of the checklist.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    pub id: String,
+    pub question: String,
+    /// The test a route passes exactly when it gets this item right.
+    pub test: String,
+    /// The stage that teaches the fix.
+    pub stage: u32,
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    pub name: String,
+    pub package: String,
+    pub file: PathBuf,
+    /// The answer key: the items this route gets wrong.
+    #[serde(default)]
+    pub broken: BTreeMap<String, Fault>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    pub verdict: Verdict,
+    /// Where an "incorrect" fault is: the first line holding `from`, through the
+    /// first line after it holding `to`.
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub why: String,
+}
+
+/// What a reviewer says of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The route does it, and right.
+    Correct,
+    /// The route does it, wrong.
+    Incorrect,
+    /// Nothing in the route does it.
+    Absent,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 3] = [Verdict::Correct, Verdict::Incorrect, Verdict::Absent];
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Correct => "correct",
+            Self::Incorrect => "incorrect",
+            Self::Absent => "absent",
+        }
+    }
+
+    pub fn is_broken(self) -> bool {
+        self != Self::Correct
+    }
+}
+
+impl Review {
+    pub fn file(root: &Path) -> PathBuf {
+        root.join("review").join("review.toml")
+    }
+
+    pub fn load(root: &Path) -> Result<Self, Error> {
+        let path = Self::file(root);
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Read {
+            path: path.clone(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| Error::ReviewToml { path, source })
+    }
+
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.id == id)
+    }
+
+    /// What is wrong with the file itself: unknown items, faults without a place,
+    /// places not found in the route's file.
+    pub fn problems(&self, root: &Path) -> Vec<String> {
+        let mut problems = Vec::new();
+        for route in &self.routes {
+            let source = match std::fs::read_to_string(root.join(&route.file)) {
+                Ok(source) => source,
+                Err(e) => {
+                    problems.push(format!(
+                        "route {}: {}: {e}",
+                        route.name,
+                        route.file.display()
+                    ));
+                    continue;
+                }
+            };
+            for (id, fault) in &route.broken {
+                if self.item(id).is_none() {
+                    problems.push(format!("route {}: no item `{id}`", route.name));
+                }
+                match (fault.verdict, lines(&source, fault)) {
+                    (Verdict::Incorrect, None) => problems.push(format!(
+                        "route {}, {id}: `from` {:?} then `to` {:?} are not found in {}",
+                        route.name,
+                        fault.from,
+                        fault.to,
+                        route.file.display()
+                    )),
+                    (Verdict::Absent, Some(_)) => problems.push(format!(
+                        "route {}, {id}: an absent fault has no lines (`from`/`to`)",
+                        route.name
+                    )),
+                    (Verdict::Correct, _) => problems.push(format!(
+                        "route {}, {id}: a broken item is incorrect or absent",
+                        route.name
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        problems
+    }
+}
+
+/// The lines (1-based, inclusive) of an "incorrect" fault in `source`.
+pub fn lines(source: &str, fault: &Fault) -> Option<(usize, usize)> {
+    let (from, to) = (fault.from.as_deref()?, fault.to.as_deref()?);
+    let all: Vec<&str> = source.lines().collect();
+    let start = all.iter().position(|l| l.contains(from))?;
+    let end = start + all[start..].iter().position(|l| l.contains(to))?;
+    Some((start + 1, end + 1))
+}
+
+/// What one route's run of the review tests says of each item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// The item's test passed.
+    Holds,
+    /// It failed: the first line of its message (what was observed).
+    Broken(String),
+    /// It did not pass or fail (not run, still running when stopped, missing).
+    Unknown(String),
+}
+
+impl Evidence {
+    /// The evidence of each item, from a run of the route's tests. An item's test
+    /// may have cases (`name::case_1_...`): one failing case breaks the item.
+    pub fn of(review: &Review, run: &PackageRun) -> BTreeMap<String, Evidence> {
+        let mut out = BTreeMap::new();
+        for item in &review.items {
+            let tests: Vec<_> = run
+                .tests
+                .iter()
+                .filter(|t| t.name == item.test || t.name.starts_with(&format!("{}::", item.test)))
+                .collect();
+            let evidence = if let Some(failed) =
+                tests.iter().find(|t| t.status == TestStatus::Failed)
+            {
+                Evidence::Broken(observed(failed.first_line()))
+            } else if !tests.is_empty() && tests.iter().all(|t| t.status == TestStatus::Passed) {
+                Evidence::Holds
+            } else if tests.is_empty() {
+                Evidence::Unknown(format!("no test `{}` ran", item.test))
+            } else {
+                Evidence::Unknown("its test did not finish".to_owned())
+            };
+            out.insert(item.id.clone(), evidence);
+        }
+        out
+    }
+
+    pub fn is_broken(&self) -> bool {
+        matches!(self, Self::Broken(_))
+    }
+}
+
+/// What a test's failure observed: its message up to the first `;` (the tests of
+/// tests/review_routes.rs say what happened first, then why it matters).
+fn observed(message: &str) -> String {
+    let message = message
+        .strip_prefix("assertion failed: ")
+        .unwrap_or(message);
+    message
+        .split(';')
+        .next()
+        .unwrap_or(message)
+        .trim()
+        .to_owned()
+}
+
+/// The items the evidence says are broken, against those the key says: empty when
+/// they are the same.
+pub fn disagreements(route: &Route, evidence: &BTreeMap<String, Evidence>) -> Vec<String> {
+    let declared: BTreeSet<&str> = route.broken.keys().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for (id, e) in evidence {
+        match (declared.contains(id.as_str()), e) {
+            (true, Evidence::Holds) => out.push(format!(
+                "route {}: the key says `{id}` is broken, but its test passes",
+                route.name
+            )),
+            (false, Evidence::Broken(seen)) => out.push(format!(
+                "route {}: the key says `{id}` is correct, but its test fails: {seen}",
+                route.name
+            )),
+            (_, Evidence::Unknown(why)) => out.push(format!("route {}: `{id}`: {why}", route.name)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A learner's review of one route, kept in `.workbook/review.json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RouteReview {
+    pub answers: BTreeMap<String, ReviewAnswer>,
+    /// Points, and out of how many, once the evidence came in.
+    #[serde(default)]
+    pub score: Option<(u32, u32)>,
+    #[serde(default)]
+    pub reviewed_at: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReviewAnswer {
+    pub verdict: Verdict,
+    #[serde(default)]
+    pub line: Option<usize>,
+}
+
+/// Every route's review: `.workbook/review.json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Reviews {
+    #[serde(default)]
+    pub routes: BTreeMap<String, RouteReview>,
+}
+
+/// One item's grade: the verdict is right when it says "correct" of a correct item
+/// or "incorrect"/"absent" of a broken one (a point); the line of an "incorrect"
+/// fault is a second point when it falls in the fault's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grade {
+    pub verdict_right: bool,
+    /// None when there is no line to grade.
+    pub line_right: Option<bool>,
+}
+
+impl Grade {
+    pub fn of(answer: &ReviewAnswer, key: Option<&Fault>, source: &str) -> Grade {
+        let broken = key.is_some();
+        let verdict_right = answer.verdict.is_broken() == broken;
+        let line_right = match key.and_then(|f| lines(source, f)) {
+            Some((start, end)) => Some(answer.line.is_some_and(|l| (start..=end).contains(&l))),
+            None => None,
+        };
+        Grade {
+            verdict_right,
+            line_right,
+        }
+    }
+
+    pub fn points(&self) -> (u32, u32) {
+        let verdict = u32::from(self.verdict_right);
+        match self.line_right {
+            Some(right) => (verdict + u32::from(right), 2),
+            None => (verdict, 1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(from: &str, to: &str) -> Fault {
+        Fault {
+            verdict: Verdict::Incorrect,
+            from: Some(from.into()),
+            to: Some(to.into()),
+            why: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_fault_spans_from_its_first_text_to_the_next_line_holding_the_second() {
+        let source = "a\nto\nfrom here\nb\nto there\nto again\n";
+        assert_eq!(lines(source, &fault("from", "to")), Some((3, 5)));
+        assert_eq!(lines(source, &fault("from", "nowhere")), None);
+    }
+
+    #[test]
+    fn a_line_inside_the_fault_earns_the_second_point() {
+        let source = "x\nfrom\ny\nto\n";
+        let key = fault("from", "to");
+        let answer = |verdict, line| ReviewAnswer { verdict, line };
+        let grade = |a: &ReviewAnswer| Grade::of(a, Some(&key), source).points();
+        assert_eq!(grade(&answer(Verdict::Incorrect, Some(3))), (2, 2));
+        assert_eq!(grade(&answer(Verdict::Incorrect, Some(1))), (1, 2));
+        assert_eq!(grade(&answer(Verdict::Absent, None)), (1, 2));
+        assert_eq!(grade(&answer(Verdict::Correct, None)), (0, 2));
+        let correct = Grade::of(&answer(Verdict::Correct, None), None, source);
+        assert_eq!(correct.points(), (1, 1));
+    }
+
+    #[test]
+    fn the_workbooks_answer_key_names_known_items_and_lines_that_exist() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let review = Review::load(&root).expect("review/review.toml loads");
+        assert!(review.routes.len() >= 6, "at least six routes to review");
+        assert_eq!(review.problems(&root), Vec::<String>::new());
+        assert!(
+            review.routes.iter().any(|r| r.broken.is_empty()),
+            "one route is the model answer"
+        );
+        assert!(
+            review.routes.iter().any(|r| r.broken.len() >= 2),
+            "some routes break two items"
+        );
+    }
+}

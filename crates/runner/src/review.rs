@@ -26,6 +26,8 @@ pub struct Review {
 #[serde(deny_unknown_fields)]
 pub struct Item {
     pub id: String,
+    /// Its name in tables.
+    pub label: String,
     pub question: String,
     /// The test a route passes exactly when it gets this item right.
     pub test: String,

@@ -22,7 +22,8 @@ pub fn request_hash(request: &PaymentRequest) -> String {
 
 /// The reply as an HTTP response: refusals as `application/problem+json`.
 pub fn respond(reply: Reply) -> Response {
-    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
         "application/problem+json"
     } else {

@@ -254,6 +254,7 @@ fn show_verdicts(
         route.name
     ));
     let mut table = ui::table(["item", "you said", "what happened", ""]);
+    ui::at_least(&mut table, 2, 55);
     let (mut points, mut out_of) = (0, 0);
     for item in &review.items {
         let key = route.broken.get(&item.id);
@@ -277,7 +278,7 @@ fn show_verdicts(
                 )
             }
             (Some(Evidence::Broken(seen)), None) => format!("broken: {seen}"),
-            (Some(Evidence::Holds), _) => format!("correct: `{}` passes", item.test),
+            (Some(Evidence::Holds), _) => "correct: its test passes".to_owned(),
             (Some(Evidence::Unknown(why)), _) => format!("unknown: {why}"),
             (None, _) => "unknown: not run".to_owned(),
         };
@@ -295,13 +296,16 @@ fn show_verdicts(
             }
             None => String::new(),
         };
-        table.add_row([item.question.clone(), said, happened, mark]);
+        table.add_row([item.label.clone(), said, happened, mark]);
     }
     println!("{table}");
-    ui::note(&format!(
-        "  {points} of {out_of} points for route {} (one per item judged right; one more for \
-         the line of each fault that is in the code).",
-        route.name
+    ui::note(&ui::wrap(
+        &format!(
+            "{points} of {out_of} points for route {} (one per item judged right; one more \
+             for the line of each fault that is in the code).",
+            route.name
+        ),
+        2,
     ));
     (points, out_of)
 }

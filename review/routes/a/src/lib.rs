@@ -15,7 +15,11 @@ pub fn router(pool: PgPool) -> Router {
         .with_state(pool)
 }
 
-async fn create_payment(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_payment(
+    State(pool): State<PgPool>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let key = match headers.get("idempotency-key").map(|v| v.to_str()) {
         Some(Ok(key)) if !key.is_empty() => key,
         _ => return respond(KeyProblem::Missing.reply()),
@@ -36,26 +40,29 @@ async fn pay_once(
     request: &PaymentRequest,
 ) -> Result<Reply, sqlx::Error> {
     let hash = request_hash(request);
-    let stored: Option<(String, Option<i32>, Option<serde_json::Value>)> =
-        sqlx::query_as("SELECT body_hash, status, response FROM idempotency_keys WHERE key = $1")
-            .bind(key)
-            .fetch_optional(pool)
-            .await?;
+    let stored: Option<(String, Option<i32>, Option<serde_json::Value>)> = sqlx::query_as(
+        "SELECT body_hash, status, response FROM idempotency_keys WHERE key = $1",
+    )
+    .bind(key)
+    .fetch_optional(pool)
+    .await?;
     if let Some((body_hash, status, response)) = stored {
         if body_hash != hash {
             return Ok(Reply::key_reused());
         }
         return Ok(Reply::from_stored(status, response));
     }
-    let id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(pool)
-            .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(pool)
+    .await?;
     let reply = Reply::created(id, request);
     sqlx::query(
-        "INSERT INTO idempotency_keys (key, body_hash, status, response) VALUES ($1, $2, $3, $4)
+        "INSERT INTO idempotency_keys (key, body_hash, status, response)
+         VALUES ($1, $2, $3, $4)
          ON CONFLICT (key) DO NOTHING",
     )
     .bind(key)

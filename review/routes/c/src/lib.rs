@@ -15,7 +15,11 @@ pub fn router(pool: PgPool) -> Router {
         .with_state(pool)
 }
 
-async fn create_payment(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_payment(
+    State(pool): State<PgPool>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let key = match headers.get("idempotency-key").map(|v| v.to_str()) {
         Some(Ok(key)) if !key.is_empty() => key,
         _ => return respond(KeyProblem::Missing.reply()),
@@ -50,12 +54,13 @@ async fn pay_once(
         tx.rollback().await?;
         return stored_answer(&mut conn, key).await;
     }
-    let id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(&mut *tx)
-            .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(&mut *tx)
+    .await?;
     let reply = Reply::created(id, request);
     sqlx::query("UPDATE idempotency_keys SET status = $2, response = $3 WHERE key = $1")
         .bind(key)

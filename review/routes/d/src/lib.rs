@@ -15,7 +15,11 @@ pub fn router(pool: PgPool) -> Router {
         .with_state(pool)
 }
 
-async fn create_payment(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_payment(
+    State(pool): State<PgPool>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let key = match headers.get("idempotency-key").map(|v| v.to_str()) {
         Some(Ok(key)) if !key.is_empty() => key,
         _ => return respond(KeyProblem::Missing.reply()),
@@ -49,12 +53,13 @@ async fn pay_once(
         return stored_answer(&mut conn, key, &hash).await;
     }
     let mut tx = conn.begin().await?;
-    let id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(&mut *tx)
-            .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(&mut *tx)
+    .await?;
     let reply = Reply::created(id, request);
     sqlx::query("UPDATE idempotency_keys SET status = $2, response = $3 WHERE key = $1")
         .bind(key)
@@ -72,10 +77,12 @@ async fn stored_answer(
     hash: &str,
 ) -> Result<Reply, sqlx::Error> {
     let (body_hash, status, response): (String, Option<i32>, Option<serde_json::Value>) =
-        sqlx::query_as("SELECT body_hash, status, response FROM idempotency_keys WHERE key = $1")
-            .bind(key)
-            .fetch_one(conn)
-            .await?;
+        sqlx::query_as(
+            "SELECT body_hash, status, response FROM idempotency_keys WHERE key = $1",
+        )
+        .bind(key)
+        .fetch_one(conn)
+        .await?;
     if body_hash != hash {
         return Ok(Reply::key_reused());
     }

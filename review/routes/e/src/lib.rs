@@ -15,7 +15,11 @@ pub fn router(pool: PgPool) -> Router {
         .with_state(pool)
 }
 
-async fn create_payment(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
+async fn create_payment(
+    State(pool): State<PgPool>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let key = headers
         .get("idempotency-key")
         .and_then(|v| v.to_str().ok())
@@ -35,12 +39,13 @@ async fn create_payment(State(pool): State<PgPool>, headers: HeaderMap, body: By
 }
 
 async fn pay(pool: &PgPool, request: &PaymentRequest) -> Result<Reply, sqlx::Error> {
-    let id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(pool)
-            .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(pool)
+    .await?;
     Ok(Reply::created(id, request))
 }
 
@@ -73,12 +78,13 @@ async fn pay_once(
         let body = serde_json::json!({ "status": "already processed" });
         return Ok(Reply { status: 200, body });
     }
-    let id: i64 =
-        sqlx::query_scalar("INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id")
-            .bind(request.order_id)
-            .bind(request.amount)
-            .fetch_one(&mut *tx)
-            .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (order_id, amount) VALUES ($1, $2) RETURNING id",
+    )
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(Reply::created(id, request))
 }

@@ -275,10 +275,9 @@ impl Grade {
     pub fn of(answer: &ReviewAnswer, key: Option<&Fault>, source: &str) -> Grade {
         let broken = key.is_some();
         let verdict_right = answer.verdict.is_broken() == broken;
-        let line_right = match key.and_then(|f| lines(source, f)) {
-            Some((start, end)) => Some(answer.line.is_some_and(|l| (start..=end).contains(&l))),
-            None => None,
-        };
+        let line_right = key
+            .and_then(|f| lines(source, f))
+            .map(|(start, end)| answer.line.is_some_and(|l| (start..=end).contains(&l)));
         Grade {
             verdict_right,
             line_right,

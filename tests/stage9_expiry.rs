@@ -380,7 +380,7 @@ async fn the_background_reaper_empties_the_expired_keys() {
     let db = TestDb::create(schema()).await;
     db.execute(CLIENTS).await;
     old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
-    let _reaper = stage9::spawn_reaper(
+    let reaper = stage9::spawn_reaper(
         db.pool(PoolSize::of(1)),
         stage9::Config {
             reap_every: Duration::from_millis(10),
@@ -393,6 +393,11 @@ async fn the_background_reaper_empties_the_expired_keys() {
         if left == 5 {
             break;
         }
+        assert!(
+            reaper.is_running(),
+            "the background reaper stopped: its task panicked (see the panic above; a todo!() \
+             not yet written?), with {left} keys left (5 expected)"
+        );
         assert!(
             Instant::now() < deadline,
             "the background reaper left {left} keys after 10 s (5 expected)"

@@ -57,6 +57,14 @@ pub struct Reaper {
     task: JoinHandle<()>,
 }
 
+impl Reaper {
+    /// False once its task ended: a reaper only ends by panicking (a run that
+    /// fails is retried), or by being dropped.
+    pub fn is_running(&self) -> bool {
+        !self.task.is_finished()
+    }
+}
+
 impl Drop for Reaper {
     fn drop(&mut self) {
         self.task.abort();

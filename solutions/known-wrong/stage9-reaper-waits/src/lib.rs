@@ -42,6 +42,14 @@ pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped,
 /// The background task, around the waiting reaper; it stops when dropped.
 pub struct Reaper(tokio::task::JoinHandle<()>);
 
+impl Reaper {
+    /// False once its task ended: a reaper only ends by panicking (a run that
+    /// fails is retried), or by being dropped.
+    pub fn is_running(&self) -> bool {
+        !self.0.is_finished()
+    }
+}
+
 impl Drop for Reaper {
     fn drop(&mut self) {
         self.0.abort();

@@ -328,6 +328,44 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
 }
 // ANCHOR_END: replayed
 
+#[tokio::test]
+async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
+    let (db, addr) = started(config(), PoolSize::of(2)).await;
+    // The database's own lock_timeout (an operator's choice), and a trigger that
+    // records the lock_timeout the payment's INSERT runs under. The pool's
+    // connections open at the first request, after this.
+    db.execute(
+        "DO $$ BEGIN
+           EXECUTE format('ALTER DATABASE %I SET lock_timeout = %L', current_database(), '7s');
+         END $$;
+         CREATE TABLE lock_timeout_seen (setting TEXT NOT NULL);
+         CREATE FUNCTION record_lock_timeout() RETURNS trigger LANGUAGE plpgsql AS $f$
+         BEGIN
+           INSERT INTO lock_timeout_seen VALUES (current_setting('lock_timeout'));
+           RETURN NEW;
+         END $f$;
+         CREATE TRIGGER record_lock_timeout BEFORE INSERT ON payments
+           FOR EACH ROW EXECUTE FUNCTION record_lock_timeout();",
+    )
+    .await;
+
+    let answer = post(addr, A, Some("key-1"), BODY).await;
+
+    assert_eq!(answer.status, 201, "{answer:?}");
+    let mut conn = db.connect().await;
+    let seen: Vec<String> = sqlx::query_scalar("SELECT setting FROM lock_timeout_seen")
+        .fetch_all(&mut conn)
+        .await
+        .expect("the trigger's table can be read");
+    assert_eq!(
+        seen,
+        ["7s"],
+        "the payment must run under the database's own lock_timeout (7s here): set it back \
+         to what `current_setting('lock_timeout')` said before the reserving INSERT, not to \
+         '0', which would override the database's and the role's settings. Run `just hint 8`."
+    );
+}
+
 // ANCHOR: serializable
 /// Makes `serializable` the default isolation level of the test database: every
 /// transaction the route starts runs under it.

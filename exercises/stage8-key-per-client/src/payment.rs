@@ -71,8 +71,10 @@ async fn attempt_once(
     config: &Config,
 ) -> Result<Answer, PaymentError> {
     // Stage 5's transaction, on one connection, with the key's identity
-    // (client_id, key): set the lock_timeout to `lock_timeout(config)`, reserve
-    // the key with INSERT ... ON CONFLICT (client_id, key) DO NOTHING, and then
+    // (client_id, key): set the lock_timeout to `lock_timeout(config)` for the
+    // reserving INSERT only (put the previous setting back after it, as stage 5
+    // does), reserve the key with INSERT ... ON CONFLICT (client_id, key) DO
+    // NOTHING, and then
     // - 1 row: pay_and_record, commit, `Answer::first(reply)`;
     // - 0 rows: roll back, then `stored_answer` on the same connection;
     // - SQLSTATE 55P03: roll back, `Answer::first(Reply::in_flight())`.

@@ -144,7 +144,8 @@ class Pagamentos(BaseHTTPRequestHandler):
 
     def metodo_recusado(self) -> None:
         if self.path.split("?", 1)[0] != "/pagamentos":
-            self.responder(404, Problema(404, "rota-desconhecida", "Rota desconhecida").corpo)
+            problema = Problema(404, "rota-desconhecida", "Rota desconhecida", "só existe POST /pagamentos")
+            self.responder(404, problema.corpo)
             return
         problema = Problema(405, "metodo-nao-permitido", "Método não permitido", "use POST")
         self.responder(405, problema.corpo, {"Allow": "POST"})

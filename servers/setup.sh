@@ -27,8 +27,9 @@ else
 fi
 
 # --- Node: 20 or newer, with npm.
-command -v node >/dev/null && command -v npm >/dev/null ||
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     fail "node or npm not found: install Node.js 20 or newer with npm (https://nodejs.org, or your package manager)"
+fi
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)' ||
     fail "node is $(node --version); these servers need Node.js 20 or newer"
 ts=$here/typescript

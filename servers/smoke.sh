@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 servers=("$@")
 [ ${#servers[@]} -gt 0 ] || servers=(python python-wrong typescript typescript-wrong)
 burst_size=20
-timeout_s=3
+timeout_s=${BURST_TIMEOUT:-3} # seconds per burst (and per single request)
 
 fail() { echo "smoke.sh: $*" >&2; exit 1; }
 for tool in python3 curl; do
@@ -29,8 +29,9 @@ bindir=$(pg_config --bindir 2>/dev/null || true)
 [ -x "$bindir/initdb" ] || bindir=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V | tail -1 || true)
 [ -x "$bindir/initdb" ] ||
     fail "PostgreSQL server binaries (initdb, postgres) not found: apt-get install postgresql"
-[ -x "$here/python/.venv/bin/python" ] && [ -f "$here/typescript/dist/server.js" ] ||
+if ! [ -x "$here/python/.venv/bin/python" ] || ! [ -f "$here/typescript/dist/server.js" ]; then
     fail "the servers are not installed: run servers/setup.sh first"
+fi
 
 # PostgreSQL refuses to run as root: as root, the cluster runs as the postgres user.
 as_pg=()
@@ -38,8 +39,10 @@ as_pg=()
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # In memory when /dev/shm is a tmpfs: a cluster starts there in tens of milliseconds.
+# WORKBOOK_PG_TMPDIR, when set (as CI does), wins, as it does for the workbook's harness.
 parent=${TMPDIR:-/tmp}
 [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ] && parent=/dev/shm
+parent=${WORKBOOK_PG_TMPDIR:-$parent}
 tmp=$(mktemp -d "$parent/servers-smoke.XXXXXX")
 chmod 755 "$tmp"
 [ ${#as_pg[@]} -eq 0 ] || chown postgres "$tmp"

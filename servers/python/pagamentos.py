@@ -86,12 +86,7 @@ def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Res
 
 def gravar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> dict:
     """The effect and its answer, inside the caller's transaction that holds the key."""
-    autorizar_no_cartao()
-    (pagamento_id,) = conexao.execute(
-        "INSERT INTO pagamentos (pedido_id, valor) VALUES (%s, %s) RETURNING id",
-        (corpo["pedidoId"], corpo["valor"]),
-    ).fetchone()
-    resposta = {"id": str(pagamento_id), **corpo, "status": "aprovado"}
+    resposta = pagar(conexao, corpo)
     # RETURNING gives the answer back as the JSONB column stores it (JSONB orders the
     # keys its own way): the first answer and every replay are then the same bytes.
     (guardada,) = conexao.execute(
@@ -99,6 +94,16 @@ def gravar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> di
         (Jsonb(resposta), chave),
     ).fetchone()
     return guardada
+
+
+def pagar(conexao: psycopg.Connection, corpo: dict) -> dict:
+    """Authorise with the card network, insert the payment, and return the answer."""
+    autorizar_no_cartao()
+    (pagamento_id,) = conexao.execute(
+        "INSERT INTO pagamentos (pedido_id, valor) VALUES (%s, %s) RETURNING id",
+        (corpo["pedidoId"], corpo["valor"]),
+    ).fetchone()
+    return {"id": str(pagamento_id), **corpo, "status": "aprovado"}
 
 
 def buscar_chave(conexao: psycopg.Connection, chave: str) -> tuple[str, int, dict] | None:

@@ -13,7 +13,7 @@ that the primary key makes wait, in the same transaction as the payment.
 import psycopg
 from psycopg.types.json import Jsonb
 
-from pagamentos import Resultado, autorizar_no_cartao, buscar_chave, hash_do_corpo, resposta_guardada
+from pagamentos import Resultado, buscar_chave, hash_do_corpo, pagar, resposta_guardada
 
 
 def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Resultado:
@@ -21,13 +21,9 @@ def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Res
     linha = buscar_chave(conexao, chave)
     if linha is not None:
         return resposta_guardada(linha, hash_corpo)
-    # The race window: from here to the INSERT of the key, the key is still unknown.
-    autorizar_no_cartao()
-    (pagamento_id,) = conexao.execute(
-        "INSERT INTO pagamentos (pedido_id, valor) VALUES (%s, %s) RETURNING id",
-        (corpo["pedidoId"], corpo["valor"]),
-    ).fetchone()
-    resposta = {"id": str(pagamento_id), **corpo, "status": "aprovado"}
+    # The race window: from here to the INSERT of the key, the key is still unknown,
+    # and paying takes a while (the card authorisation).
+    resposta = pagar(conexao, corpo)
     # ON CONFLICT DO NOTHING spares the losers a unique-violation error, but it comes
     # too late: their payments are already committed.
     conexao.execute(
@@ -36,4 +32,3 @@ def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Res
         (chave, hash_corpo, Jsonb(resposta)),
     )
     return Resultado(201, resposta)
-

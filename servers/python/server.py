@@ -90,14 +90,15 @@ class Pagamentos(BaseHTTPRequestHandler):
         try:
             if self.path.split("?", 1)[0] != "/pagamentos":
                 raise Problema(404, "rota-desconhecida", "Rota desconhecida", "só existe POST /pagamentos")
-            corpo = corpo_do_pagamento(self.ler_corpo())
+            bruto = self.ler_corpo()
             chave = chave_do_pedido(self.headers.get("Idempotency-Key"))
+            corpo = corpo_do_pagamento(bruto)
             with self.server.pool.connection() as conexao:
                 resultado = self.server.operacao(conexao, chave, corpo)
         except Problema as problema:
             self.responder(problema.corpo["status"], problema.corpo)
             return
-        except (psycopg.Error, PoolTimeout):
+        except Exception:  # the database, the pool (PoolTimeout after 30 s), a bug: 500, logged
             log.exception("POST /pagamentos failed")
             self.responder(500, Problema(500, "erro-interno", "Erro interno").corpo)
             return
@@ -182,9 +183,7 @@ def main() -> int:
         return 2
     # autocommit: a statement outside `with conexao.transaction()` is its own
     # transaction, so a connection never goes back to the pool idle in a transaction.
-    pool = ConnectionPool(
-        url, min_size=int(tamanho), max_size=int(tamanho), kwargs={"autocommit": True}, open=False
-    )
+    pool = ConnectionPool(url, min_size=int(tamanho), max_size=int(tamanho), kwargs={"autocommit": True}, open=False)
     try:
         pool.open(wait=True, timeout=10)
         with pool.connection() as conexao:

@@ -52,7 +52,8 @@ function chaveDoPedido(req: Request): string {
     throw new Problema(400, "chave-ausente", "O cabeçalho Idempotency-Key é obrigatório");
   }
   if (chave.length > MAX_CHAVE) {
-    throw new Problema(400, "chave-longa", "O cabeçalho Idempotency-Key é longo demais", `no máximo ${MAX_CHAVE} caracteres`);
+    const detalhe = `no máximo ${MAX_CHAVE} caracteres`;
+    throw new Problema(400, "chave-longa", "O cabeçalho Idempotency-Key é longo demais", detalhe);
   }
   return chave;
 }
@@ -62,11 +63,13 @@ function chaveDoPedido(req: Request): string {
 function corpoDoPagamento(req: Request): Corpo {
   if (req.body === undefined) {
     // express.json() parses only JSON: any other Content-Type leaves no body.
-    throw new Problema(415, "tipo-nao-suportado", "Content-Type deve ser application/json", `recebido: ${req.header("Content-Type") ?? "nenhum"}`);
+    const detalhe = `recebido: ${req.header("Content-Type") ?? "nenhum"}`;
+    throw new Problema(415, "tipo-nao-suportado", "Content-Type deve ser application/json", detalhe);
   }
   const esperado = 'esperado {"pedidoId": inteiro positivo, "valor": inteiro positivo}';
   const corpo: unknown = req.body;
-  if (typeof corpo !== "object" || corpo === null || Array.isArray(corpo) || Object.keys(corpo).sort().join() !== "pedidoId,valor") {
+  const objeto = typeof corpo === "object" && corpo !== null && !Array.isArray(corpo);
+  if (!objeto || Object.keys(corpo).sort().join() !== "pedidoId,valor") {
     throw new Problema(422, "corpo-invalido", "Corpo do pagamento inválido", esperado);
   }
   const { pedidoId, valor } = corpo as Record<string, unknown>;
@@ -137,7 +140,9 @@ async function main(): Promise<number> {
   const variante = process.argv[2] ?? "idempotente";
   const { DATABASE_URL: url, PORT: porta, POOL_SIZE: tamanho = "10" } = process.env;
   if (!(variante in OPERACOES) || !url || !/^\d+$/.test(porta ?? "") || !/^\d+$/.test(tamanho)) {
-    console.error("usage: DATABASE_URL=postgres://... PORT=8083 [POOL_SIZE=10] node dist/server.js [idempotente|pool-query]");
+    console.error(
+      "usage: DATABASE_URL=postgres://... PORT=8083 [POOL_SIZE=10] node dist/server.js [idempotente|pool-query]",
+    );
     return 2;
   }
   const pool = new pg.Pool({

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
 import pagamentos
 import pagamentos_ingenuo
@@ -98,7 +98,7 @@ class Pagamentos(BaseHTTPRequestHandler):
         except Problema as problema:
             self.responder(problema.corpo["status"], problema.corpo)
             return
-        except Exception:  # the database, the pool (PoolTimeout after 30 s), a bug: 500, logged
+        except Exception:  # the database, the pool (its 30 s timeout), a bug: 500, logged
             log.exception("POST /pagamentos failed")
             self.responder(500, Problema(500, "erro-interno", "Erro interno").corpo)
             return
@@ -181,18 +181,24 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
+    # One connection first, for the schema: a wrong DATABASE_URL fails here at once,
+    # with PostgreSQL's own message, rather than as the pool's retries.
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conexao:
+            conexao.execute(SCHEMA.read_text())
+    except psycopg.Error as erro:
+        print(f"cannot use the database at DATABASE_URL: {erro}".strip(), file=sys.stderr)
+        return 1
     # autocommit: a statement outside `with conexao.transaction()` is its own
     # transaction, so a connection never goes back to the pool idle in a transaction.
     pool = ConnectionPool(url, min_size=int(tamanho), max_size=int(tamanho), kwargs={"autocommit": True}, open=False)
+    pool.open(wait=True, timeout=10)
     try:
-        pool.open(wait=True, timeout=10)
-        with pool.connection() as conexao:
-            conexao.execute(SCHEMA.read_text())
-    except (PoolTimeout, psycopg.Error) as erro:
-        print(f"cannot use the database at DATABASE_URL ({erro}): is PostgreSQL running there?", file=sys.stderr)
+        servidor = Servidor(int(porta), pool, OPERACOES[variante])
+    except OSError as erro:
+        print(f"cannot listen on 127.0.0.1:{porta}: {erro.strerror}", file=sys.stderr)
         pool.close()
         return 1
-    servidor = Servidor(int(porta), pool, OPERACOES[variante])
     log.info("POST http://127.0.0.1:%s/pagamentos (%s, pool of %s)", porta, variante, tamanho)
     try:
         servidor.serve_forever()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Serve one of this folder's servers on 127.0.0.1:PORT, in the foreground, until killed.
+# The server applies schema.sql to DATABASE_URL first (CREATE TABLE IF NOT EXISTS: the
+# rows of an earlier run stay). `exec`: this script's PID is the server's, so killing
+# it stops the server. Environment: POOL_SIZE (default 10, as in the article),
+# AUTORIZACAO_MS (what the simulated card authorisation takes, default 20).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: servers/start.sh python|python-wrong|typescript|typescript-wrong PORT DATABASE_URL"
+
+if [ $# -ne 3 ] || ! [[ $2 =~ ^[0-9]{1,5}$ ]] || [ "$2" -lt 1 ] || [ "$2" -gt 65535 ] || [ -z "$3" ]; then
+    echo "$usage" >&2
+    exit 2
+fi
+name=$1
+export PORT=$2 DATABASE_URL=$3
+
+case $name in
+    python | python-wrong)
+        python=$here/python/.venv/bin/python
+        [ -x "$python" ] || { echo "start.sh: $python is missing: run servers/setup.sh first" >&2; exit 1; }
+        variant=idempotente
+        [ "$name" = python-wrong ] && variant=ingenuo
+        exec "$python" "$here/python/server.py" "$variant"
+        ;;
+    typescript | typescript-wrong)
+        server=$here/typescript/dist/server.js
+        [ -f "$server" ] || { echo "start.sh: $server is missing: run servers/setup.sh first" >&2; exit 1; }
+        variant=idempotente
+        [ "$name" = typescript-wrong ] && variant=pool-query
+        exec node "$server" "$variant"
+        ;;
+    *)
+        echo "$usage" >&2
+        exit 2
+        ;;
+esac

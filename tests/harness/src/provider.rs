@@ -177,7 +177,9 @@ impl FakeProvider {
 /// The ledger, even if a test panicked while holding it (its data stays valid:
 /// every change is one push or insert).
 fn lock(ledger: &Mutex<Ledger>) -> MutexGuard<'_, Ledger> {
-    ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    ledger
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Waits for the test to let a held request go on (`true`) or drop it.
@@ -206,10 +208,17 @@ async fn serve_one(mut stream: TcpStream, ledger: Arc<Mutex<Ledger>>) {
         fault
     };
     if !head.starts_with("POST /charges ") {
-        return answer(&mut stream, 404, &json!({"error": "POST /charges only"}), false).await;
+        return answer(
+            &mut stream,
+            404,
+            &json!({"error": "POST /charges only"}),
+            false,
+        )
+        .await;
     }
     let (Some(key), Some(amount)) = (key, amount) else {
-        let error = json!({"error": "an Idempotency-Key header and a body {\"amount\": n} are required"});
+        let error =
+            json!({"error": "an Idempotency-Key header and a body {\"amount\": n} are required"});
         return answer(&mut stream, 400, &error, false).await;
     };
     match fault {
@@ -246,7 +255,9 @@ fn charge_once(ledger: &Mutex<Ledger>, key: &str, amount: i64) -> (u16, Value, b
         idempotency_key: key.to_owned(),
         amount,
     });
-    ledger.answers.insert(key.to_owned(), (amount, body.clone()));
+    ledger
+        .answers
+        .insert(key.to_owned(), (amount, body.clone()));
     (200, body, false)
 }
 

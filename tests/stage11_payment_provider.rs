@@ -278,11 +278,15 @@ async fn a_crash_after_each_phase_is_retried_into_one_charge(
             "provider_calls": s.provider.requests().len(),
         }),
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
     assert_eq!(
         retry.reply.status, 201,
-        "the retry finishes the payment: {retry:?}"
+        "the retry, after the dead request's lease expired, must finish the payment; it got \
+         {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
+         belongs to a request that died: take it over (renew its lease) and resume from its \
+         recovery point. Run `just hint 11`.",
+        retry.reply
     );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
     if let Some(lost) = lost {
         assert_eq!(retry.reply, lost.reply, "the retry replays the lost answer");
     }
@@ -325,12 +329,14 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
     // No lease to wait for: the request that failed let its key go.
     let retry = pay(&s.app, A, "order-1", BODY).await;
 
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
     assert_eq!(
         (retry.reply.status, retry.replayed),
         (201, false),
-        "the retry at once finishes the payment (the failed request released its lease): {retry:?}"
+        "the failed request released its lease (`locked_until = now()`): the retry must take \
+         the unfinished key over at once and finish the payment; it got {:?}. Run `just hint 11`.",
+        retry.reply
     );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
     let keys = s.provider_keys();
     assert!(
         keys.len() == 2 && keys[0] == keys[1],
@@ -431,18 +437,20 @@ async fn twenty_concurrent_requests_with_one_key_charge_once() {
 async fn the_same_key_from_two_clients_charges_twice() {
     let s = setup(PoolSize::of(5)).await;
     let of_a = pay(&s.app, A, "order-1", BODY).await;
-    let of_b = pay(&s.app, B, "order-1", BODY).await;
+    let of_b = stage11::create_payment(&s.app, B, "order-1", BODY).await;
 
-    assert_eq!(
-        (of_a.reply.status, of_b.reply.status),
-        (201, 201),
-        "two clients, two payments: {of_a:?} {of_b:?}"
-    );
     let keys = s.provider_keys();
     assert!(
         keys.len() == 2 && keys[0] != keys[1],
         "at the provider, all our clients are one account: A's and B's order-1 must reach it \
-         as two keys (derive the key from the client too), or B is handed A's charge: {keys:?}"
+         as two keys (derive the key from the client too), or B is handed A's charge \
+         (B got {of_b:?}); the provider got the keys {keys:?}"
+    );
+    let of_b = of_b.unwrap_or_else(|e| panic!("B's payment failed: {e}"));
+    assert_eq!(
+        (of_a.reply.status, of_b.reply.status),
+        (201, 201),
+        "two clients, two payments: {of_a:?} {of_b:?}"
     );
     assert_eq!(s.charges(), 2, "one charge per client");
     assert_eq!(s.db.payment_count().await, 2);

@@ -189,40 +189,40 @@ async fn a_new_payment_charges_the_card_once_and_records_the_charge() {
 
 /// Where the request dies: after which phase's commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Crash {
+enum DiesAfter {
     /// The key is `started`; the request is held at the provider before it charges,
     /// and never charged.
-    AfterStarted,
+    Started,
     /// The provider charged the card; its answer is held, and the request dies
     /// before it arrives.
-    AfterTheProviderCharged,
+    ProviderCharged,
     /// The charge is recorded (`charged`); the request dies inserting the payment.
-    AfterTheChargeWasRecorded,
+    ChargeRecorded,
     /// The answer is stored (`finished`); the client never read it.
-    AfterFinished,
+    Finished,
 }
 
 /// Runs one request on a pool of its own and kills it at `crash`: its future is
 /// aborted (what dies with a server process), and its connections are closed
 /// (PostgreSQL rolls back what it had not committed). Returns the answer the
 /// client lost, when the request got that far.
-async fn crashed_request(s: &Setup, crash: Crash) -> Option<Answer> {
+async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
     let pool = s.db.pool(PoolSize::of(2));
     let app = app_on(&s.provider, pool.clone());
     let gate = match crash {
-        Crash::AfterTheChargeWasRecorded => Some(PaymentGate::close(&s.db, 1).await),
+        DiesAfter::ChargeRecorded => Some(PaymentGate::close(&s.db, 1).await),
         _ => None,
     };
     match crash {
-        Crash::AfterStarted => s.provider.inject([ProviderFault::HoldBeforeCharging]),
-        Crash::AfterTheProviderCharged => s.provider.inject([ProviderFault::AnswerLate]),
+        DiesAfter::Started => s.provider.inject([ProviderFault::HoldBeforeCharging]),
+        DiesAfter::ProviderCharged => s.provider.inject([ProviderFault::AnswerLate]),
         _ => {}
     }
     let request =
         tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await });
     match (crash, &gate) {
-        (Crash::AfterTheChargeWasRecorded, Some(gate)) => gate.wait_until_held(&s.db, 1).await,
-        (Crash::AfterFinished, _) => {
+        (DiesAfter::ChargeRecorded, Some(gate)) => gate.wait_until_held(&s.db, 1).await,
+        (DiesAfter::Finished, _) => {
             let lost = within(BOUND, "the first request", request)
                 .await
                 .expect("the request task ends");
@@ -236,8 +236,8 @@ async fn crashed_request(s: &Setup, crash: Crash) -> Option<Answer> {
     // Let go of what the dead request left behind: its held call (dropped before
     // the charge, or answered into a closed connection), its held INSERT.
     match crash {
-        Crash::AfterStarted => s.provider.drop_held(),
-        Crash::AfterTheProviderCharged => s.provider.release_held(),
+        DiesAfter::Started => s.provider.drop_held(),
+        DiesAfter::ProviderCharged => s.provider.release_held(),
         _ => {}
     }
     if let Some(gate) = gate {
@@ -254,13 +254,13 @@ async fn crashed_request(s: &Setup, crash: Crash) -> Option<Answer> {
 
 // ANCHOR: crash
 #[rstest]
-#[case::after_started(Crash::AfterStarted, 2)]
-#[case::after_the_provider_charged(Crash::AfterTheProviderCharged, 2)]
-#[case::after_the_charge_was_recorded(Crash::AfterTheChargeWasRecorded, 1)]
-#[case::after_finished(Crash::AfterFinished, 1)]
+#[case::after_started(DiesAfter::Started, 2)]
+#[case::after_the_provider_charged(DiesAfter::ProviderCharged, 2)]
+#[case::after_the_charge_was_recorded(DiesAfter::ChargeRecorded, 1)]
+#[case::after_finished(DiesAfter::Finished, 1)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_crash_after_each_phase_is_retried_into_one_charge(
-    #[case] crash: Crash,
+    #[case] crash: DiesAfter,
     #[case] provider_calls: usize,
 ) {
     let s = setup(PoolSize::of(5)).await;

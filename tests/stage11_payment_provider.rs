@@ -416,7 +416,10 @@ async fn twenty_concurrent_requests_with_one_key_charge_once() {
     .collect();
 
     let outcome = Outcome::new(&results, s.db.payment_count().await);
-    outcome.record("stage11.burst");
+    outcome.record_with(
+        "stage11.burst",
+        serde_json::json!({ "charges": s.charges() }),
+    );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
     assert_eq!(outcome.payments, 1, "{outcome}");
     assert_eq!(

@@ -443,11 +443,15 @@ async fn the_same_key_from_two_clients_charges_twice() {
     let of_b = stage11::create_payment(&s.app, B, "order-1", BODY).await;
 
     let keys = s.provider_keys();
+    let got = match &of_b {
+        Ok(answer) => format!("status {}", answer.reply.status),
+        Err(e) => e.to_string(),
+    };
     assert!(
         keys.len() == 2 && keys[0] != keys[1],
         "at the provider, all our clients are one account: A's and B's order-1 must reach it \
          as two keys (derive the key from the client too), or B is handed A's charge \
-         (B got {of_b:?}); the provider got the keys {keys:?}"
+         (B got: {got}); the provider got the keys {keys:?}"
     );
     let of_b = of_b.unwrap_or_else(|e| panic!("B's payment failed: {e}"));
     assert_eq!(

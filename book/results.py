@@ -39,6 +39,7 @@ PACKAGES = [
     "stage8-key-per-client-solution",
     "stage9-expiry-solution",
     "stage10-one-round-trip-solution",
+    "stage11-payment-provider-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -70,6 +71,21 @@ REQUIRED = [
     "stage10.burst",
     "stage10.other_body",
     "stage10.slow_first_request",
+    "stage11.crash.Started",
+    "stage11.crash.ProviderCharged",
+    "stage11.crash.ChargeRecorded",
+    "stage11.crash.Finished",
+    "stage11.in_flight",
+    "stage11.burst",
+    "stage11.slow_provider",
+]
+# Stage 11's crash points, in the order of the test's cases (the names are the
+# test's `DiesAfter` variants).
+CRASHES = [
+    ("Started", "after `started`, before the provider charged"),
+    ("ProviderCharged", "after the provider charged, its answer lost"),
+    ("ChargeRecorded", "after `charged`, writing the payment"),
+    ("Finished", "after `finished`, the answer lost on the way to the client"),
 ]
 # Stage 7's fault cases, in the order of the test's cases, with what the proxy did to
 # the first try (the names are `harness::proxy::Fault`'s variants).
@@ -401,6 +417,32 @@ def render(seen):
         f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: "
         f"{s10_slow['unrelated']} |",
         "",
+        "Stage 11: the card charged by a fake provider over HTTP (its list of charges is the "
+        "truth), called outside any transaction. A request dies at each point, and the client "
+        "retries with the same key once the dead request's lease has expired:",
+        "",
+        "| The request dies | Charges at the provider | Payments | Calls to the provider |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {label} | {seen[f'stage11.crash.{name}']['charges']} | "
+        f"{seen[f'stage11.crash.{name}']['payments']} | "
+        f"{seen[f'stage11.crash.{name}']['provider_calls']} |"
+        for name, label in CRASHES
+    ]
+    s11_burst, s11_slow = seen["stage11.burst"], seen["stage11.slow_provider"]
+    expect(s11_burst["charges"] == 1 and s11_burst["payments"] == 1, "stage 11's burst charged other than once")
+    out += [
+        "",
+        "| Scenario | What happened |",
+        "|---|---|",
+        f"| 20 concurrent requests with one key | {s11_burst['charges']} charge, "
+        f"{s11_burst['payments']} payment; each request 201 or 409 |",
+        f"| 19 duplicates of a request held at the provider (its key committed as `started`, "
+        f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
+        f"| Five payments held at a slow provider (pool of 5), then one for another key | "
+        f"the other key: {s11_slow['unrelated']} |",
+        "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",
         f"- the deadlocking shape with a pool of 10 ended with {replies(dead)};",
@@ -415,6 +457,7 @@ def render(seen):
             f"from {u['payments_min']} to {u['payments_max']} payments per burst;"
         )
     out.append(f"- stage 10's burst ended with {replies(s10_burst)};")
+    out.append(f"- stage 11's burst ended with {replies(s11_burst)};")
     tries = [seen[f"stage7.{name}"]["tries"] for name, _ in FAULTS]
     cases = [label[:3] for _, label in FAULTS]
     each = ", ".join(f"{n} in {case}" for n, case in zip(tries[1:], cases[1:]))

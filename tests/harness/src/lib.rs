@@ -21,6 +21,7 @@ mod db;
 mod engine;
 mod gate;
 mod local;
+pub mod provider;
 pub mod proxy;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, redact};

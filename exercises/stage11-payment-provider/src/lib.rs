@@ -1,0 +1,29 @@
+//! Stage 11: the payment provider.
+//!
+//! The card is charged by a provider over HTTP, and no database transaction can
+//! roll that back. So the payment is made in phases that each commit, outside any
+//! transaction while the provider is called, and the key records how far it got:
+//! `started`, `charged`, `finished` (see the solution's
+//! `migrations/0002_recovery_points.sql`, which this stage uses as it is).
+//!
+//! `create_payment` and the phases after the reservation are written for you in
+//! `payment.rs`. Write `derived_key` (the provider's idempotency key) and
+//! `reserve` (a new key, or the takeover of a key whose request died); run
+//! `just stage 11`, and `just hint 11` when stuck.
+
+mod payment;
+
+pub use payment::{
+    RecoveryPoint, create_payment, derived_key, finish, record_charge, release, reserve,
+};
+pub use provider_client::{App, Config, Provider, ProviderError, provider_failed};
+pub use stage8::{Answer, ClientId};
+
+/// The migration of this stage's tables: stage 8's, then the recovery points;
+/// and the path of the file this stage adds (named in errors).
+pub const MIGRATION: &str = concat!(
+    include_str!("../../../solutions/stage8-key-per-client/migrations/0001_clients.sql"),
+    include_str!("../../../solutions/stage11-payment-provider/migrations/0002_recovery_points.sql"),
+);
+pub const MIGRATION_SOURCE: &str =
+    "solutions/stage11-payment-provider/migrations/0002_recovery_points.sql";

@@ -1,0 +1,46 @@
+//! Known wrong: stage 11's phases, with a fresh provider key for every attempt.
+//! When the provider charged and its answer was lost (or the request died before
+//! recording it), the retry is a new charge: the card is charged twice.
+
+use payment_model::{PaymentError, PaymentRequest};
+use stage4::request_hash;
+use stage8::stored_answer;
+pub use stage11_answer::{
+    Answer, App, ClientId, Config, MIGRATION, MIGRATION_SOURCE, Provider, ProviderError,
+    RecoveryPoint, derived_key, finish, provider_failed, record_charge, release, reserve,
+};
+
+// ANCHOR: fresh_key
+pub async fn create_payment(
+    app: &App,
+    client: ClientId,
+    key: &str,
+    body: &str,
+) -> Result<Answer, PaymentError> {
+    let request = PaymentRequest::parse(body)?;
+    let hash = request_hash(body)?;
+    let Some(point) = reserve(app, client, key, &hash).await? else {
+        let mut conn = app.pool.acquire().await?;
+        return stored_answer(&mut conn, client, key, &hash).await;
+    };
+    let charge_id = match point {
+        RecoveryPoint::Charged { charge_id } => charge_id,
+        RecoveryPoint::Started => {
+            // The mistake: a new key for every attempt, so the provider cannot
+            // tell a retry from a new payment.
+            let provider_key = uuid::Uuid::new_v4().to_string();
+            match app.provider.charge(&provider_key, request.amount).await {
+                Ok(charge_id) => {
+                    record_charge(&app.pool, client, key, &charge_id).await?;
+                    charge_id
+                }
+                Err(_) => {
+                    release(&app.pool, client, key).await?;
+                    return Ok(Answer::first(provider_failed()));
+                }
+            }
+        }
+    };
+    finish(&app.pool, client, key, &hash, &request, &charge_id).await
+}
+// ANCHOR_END: fresh_key

@@ -1,0 +1,20 @@
+-- Stage 11: recovery points. The provider's charge cannot be part of a database
+-- transaction, so a payment is made in phases that each commit, and the key
+-- records the last one that did: a retry resumes from there.
+
+-- ANCHOR: recovery_points
+ALTER TABLE idempotency_keys
+    -- started:  the key is reserved; the provider may or may not have been called.
+    -- charged:  the provider confirmed the charge (charge_id); no payment row yet.
+    -- finished: the payment row and the answer (status, response) are stored.
+    ADD COLUMN recovery_point TEXT NOT NULL DEFAULT 'started'
+        CHECK (recovery_point IN ('started', 'charged', 'finished')),
+    -- Until when the request that holds the key is presumed alive. Past it, a
+    -- request with the same key takes the unfinished key over.
+    ADD COLUMN locked_until TIMESTAMPTZ NOT NULL DEFAULT now(),
+    -- The provider's id of the charge, once it confirmed one.
+    ADD COLUMN charge_id TEXT;
+
+-- One payment row per charge: a charge can never be recorded twice.
+ALTER TABLE payments ADD COLUMN charge_id TEXT NOT NULL UNIQUE;
+-- ANCHOR_END: recovery_points

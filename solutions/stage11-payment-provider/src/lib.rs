@@ -1,0 +1,32 @@
+//! Stage 11: the payment provider.
+//!
+//! The card is charged by a provider over HTTP, and no database transaction can
+//! roll that back. So the payment is made in phases that each commit, outside any
+//! transaction while the provider is called, and the key records how far it got:
+//!
+//! 1. reserve the key, `started`, with a lease;
+//! 2. charge the card with a provider key derived from the client's key, then
+//!    record the charge: `charged`;
+//! 3. insert the payment and store the answer: `finished`.
+//!
+//! A retry of a request that died finds the key unfinished; once the lease has
+//! expired it takes the key over and resumes from its recovery point. Sent again
+//! with the same derived key, the provider replays its first charge instead of
+//! charging twice.
+
+mod payment;
+
+pub use payment::{
+    RecoveryPoint, create_payment, derived_key, finish, record_charge, release, reserve,
+};
+pub use provider_client::{App, Config, Provider, ProviderError, provider_failed};
+pub use stage8::{Answer, ClientId};
+
+/// The migration of this stage's tables: stage 8's, then the recovery points;
+/// and the path of the file this stage adds (named in errors).
+pub const MIGRATION: &str = concat!(
+    include_str!("../../../solutions/stage8-key-per-client/migrations/0001_clients.sql"),
+    include_str!("../migrations/0002_recovery_points.sql"),
+);
+pub const MIGRATION_SOURCE: &str =
+    "solutions/stage11-payment-provider/migrations/0002_recovery_points.sql";

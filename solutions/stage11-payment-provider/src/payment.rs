@@ -1,0 +1,206 @@
+//! `create_payment` with an outside provider: three phases, each of which commits,
+//! and a provider key derived from the client's.
+
+use payment_model::{PaymentError, PaymentRequest, Reply, hex};
+use provider_client::{App, provider_failed};
+use sha2::{Digest, Sha256};
+use sqlx::{Acquire, PgPool};
+use stage4::request_hash;
+use stage8::{Answer, ClientId, stored_answer};
+
+/// How far the request that holds a key got: the phase a retry resumes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecoveryPoint {
+    /// Reserved; the provider may or may not have charged the card.
+    Started,
+    /// The provider confirmed this charge; the payment row is not written yet.
+    Charged { charge_id: String },
+}
+
+// ANCHOR: create_payment
+/// Creates the payment for `body` once per `(client, key)`, and charges the card
+/// once, even when an earlier request with this key died half-way.
+pub async fn create_payment(
+    app: &App,
+    client: ClientId,
+    key: &str,
+    body: &str,
+) -> Result<Answer, PaymentError> {
+    let request = PaymentRequest::parse(body)?;
+    let hash = request_hash(body)?;
+    // Phase 1: reserve the key (new, or taken over from a request that died).
+    let Some(point) = reserve(app, client, key, &hash).await? else {
+        // Finished: replay it; another body: 422; still leased: 409.
+        let mut conn = app.pool.acquire().await?;
+        return stored_answer(&mut conn, client, key, &hash).await;
+    };
+    // Phase 2: the charge, unless a request before us recorded it already.
+    let charge_id = match point {
+        RecoveryPoint::Charged { charge_id } => charge_id,
+        RecoveryPoint::Started => {
+            let provider_key = derived_key(client, key, "charge");
+            match app.provider.charge(&provider_key, request.amount).await {
+                Ok(charge_id) => {
+                    record_charge(&app.pool, client, key, &charge_id).await?;
+                    charge_id
+                }
+                Err(e) => {
+                    eprintln!("POST /payments: the provider did not confirm the charge: {e}");
+                    // Whether or not the card was charged, the client's retry may
+                    // resume at once: the same provider key cannot charge twice.
+                    release(&app.pool, client, key).await?;
+                    return Ok(Answer::first(provider_failed()));
+                }
+            }
+        }
+    };
+    // Phase 3: the payment row and the answer.
+    finish(&app.pool, client, key, &hash, &request, &charge_id).await
+}
+// ANCHOR_END: create_payment
+
+// ANCHOR: derived_key
+/// The idempotency key this request sends the provider for one `step` of it.
+///
+/// It is a function of the client, its key and the step, and of nothing else: a
+/// retry of the client's request sends the provider the same key, so it is a
+/// retry at the provider too; two clients' `order-1`, or two steps of one
+/// payment, never share a key at the provider, where all our clients are one
+/// account. Each part is prefixed with its length, so no two different triples
+/// hash the same text; the hash keeps the client's key to ourselves.
+pub fn derived_key(client: ClientId, key: &str, step: &str) -> String {
+    let mut hash = Sha256::new();
+    for part in [client.0.to_string().as_str(), key, step] {
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part.as_bytes());
+    }
+    hex(&hash.finalize())
+}
+// ANCHOR_END: derived_key
+
+// ANCHOR: reserve
+/// Phase 1, one statement in autocommit: reserves `(client, key)` with a lease,
+/// and returns the recovery point to resume from; `None` when the key is not
+/// ours to work on (finished, leased to a request in flight, or another body).
+///
+/// A new key is inserted, `started`. A key whose request died (unfinished, lease
+/// expired, same body) is taken over: its lease is renewed, and it keeps its
+/// recovery point. Two requests cannot both take it over: the second waits on
+/// the first one's row lock, then finds the lease renewed.
+pub async fn reserve(
+    app: &App,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+) -> Result<Option<RecoveryPoint>, PaymentError> {
+    let row: Option<(String, Option<String>)> = sqlx::query_as(
+        "INSERT INTO idempotency_keys AS k (client_id, key, body_hash, locked_until)
+         VALUES ($1, $2, $3, now() + $4::interval)
+         ON CONFLICT (client_id, key) DO UPDATE SET locked_until = EXCLUDED.locked_until
+            WHERE k.recovery_point <> 'finished' AND k.locked_until <= now()
+              AND k.body_hash = EXCLUDED.body_hash
+         RETURNING recovery_point, charge_id",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(hash)
+    .bind(app.config.lease_interval())
+    .fetch_optional(&app.pool)
+    .await?;
+    Ok(
+        row.map(|(point, charge_id)| match (point.as_str(), charge_id) {
+            ("charged", Some(charge_id)) => RecoveryPoint::Charged { charge_id },
+            _ => RecoveryPoint::Started,
+        }),
+    )
+}
+// ANCHOR_END: reserve
+
+// ANCHOR: record_charge
+/// Phase 2's record, one statement: the provider confirmed `charge_id`. A retry
+/// from here on never calls the provider again.
+pub async fn record_charge(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    charge_id: &str,
+) -> Result<(), PaymentError> {
+    sqlx::query(
+        "UPDATE idempotency_keys SET recovery_point = 'charged', charge_id = $3
+         WHERE client_id = $1 AND key = $2 AND recovery_point = 'started'",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(charge_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+// ANCHOR_END: record_charge
+
+/// Ends this request's lease on an unfinished key, so that the client's retry
+/// takes the key over at once instead of waiting for the lease to expire.
+pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), PaymentError> {
+    sqlx::query(
+        "UPDATE idempotency_keys SET locked_until = now()
+         WHERE client_id = $1 AND key = $2 AND recovery_point <> 'finished'",
+    )
+    .bind(client.0)
+    .bind(key)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+// ANCHOR: finish
+/// Phase 3, one transaction: the payment row for the charge, and the answer.
+///
+/// The first statement moves the key from `charged` to `finished`; a second
+/// request finishing the same key waits on that row, then finds it finished and
+/// replays the answer instead of writing a second payment.
+pub async fn finish(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+    request: &PaymentRequest,
+    charge_id: &str,
+) -> Result<Answer, PaymentError> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    let ours = sqlx::query(
+        "UPDATE idempotency_keys SET recovery_point = 'finished'
+         WHERE client_id = $1 AND key = $2 AND recovery_point = 'charged'",
+    )
+    .bind(client.0)
+    .bind(key)
+    .execute(&mut *tx)
+    .await?;
+    if ours.rows_affected() == 0 {
+        tx.rollback().await?;
+        return stored_answer(&mut conn, client, key, hash).await;
+    }
+    let payment_id: i64 = sqlx::query_scalar(
+        "INSERT INTO payments (client_id, order_id, amount, charge_id)
+         VALUES ($1, $2, $3, $4) RETURNING id",
+    )
+    .bind(client.0)
+    .bind(request.order_id)
+    .bind(request.amount)
+    .bind(charge_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let reply = Reply::created(payment_id, request);
+    sqlx::query(
+        "UPDATE idempotency_keys SET status = $3, response = $4 WHERE client_id = $1 AND key = $2",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(reply.status_code())
+    .bind(&reply.body)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Answer::first(reply))
+}
+// ANCHOR_END: finish

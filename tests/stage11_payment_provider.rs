@@ -1,0 +1,538 @@
+//! Stage 11: the payment provider. The card is charged by a fake provider on
+//! 127.0.0.1 (`harness::provider`), whose list of charges is the truth: however a
+//! request dies, the retry with the same key ends with exactly one charge, one
+//! payment row and one answer. Crashes are injected by aborting the request's
+//! future at a point the test holds it at; leases expire when the test moves
+//! them back in the database, never by waiting.
+
+use std::time::Duration;
+
+use harness::provider::{FakeProvider, ProviderFault};
+use harness::{
+    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, within,
+};
+use payment_model::{PaymentError, Reply};
+use rstest::rstest;
+use stage11::{Answer, App, ClientId, Config};
+
+fn schema() -> Schema {
+    Schema::new(stage11::MIGRATION_SOURCE, stage11::MIGRATION)
+}
+
+/// Two clients (as in stage 8).
+const CLIENTS: &str = "INSERT INTO clients (name, token_hash) VALUES
+    ('client-a', encode(sha256(convert_to('token-of-a', 'UTF8')), 'hex')),
+    ('client-b', encode(sha256(convert_to('token-of-b', 'UTF8')), 'hex'))";
+const A: ClientId = ClientId(1);
+const B: ClientId = ClientId(2);
+
+const BODY: &str = r#"{"orderId":1,"amount":100}"#;
+
+/// Every bounded wait of this file.
+const BOUND: Duration = Duration::from_secs(10);
+
+/// A database, the fake provider, and the route's app on a pool of its own.
+struct Setup {
+    db: TestDb,
+    provider: FakeProvider,
+    app: App,
+}
+
+async fn setup(pool: PoolSize) -> Setup {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let provider = FakeProvider::start().await;
+    let app = app_on(&provider, db.pool(pool));
+    Setup { db, provider, app }
+}
+
+/// The default settings: a 30 s lease, which no test waits for.
+fn app_on(provider: &FakeProvider, pool: sqlx::PgPool) -> App {
+    App::new(pool, &provider.url(), Config::default()).expect("the fake provider's URL is valid")
+}
+
+async fn pay(app: &App, client: ClientId, key: &str, body: &str) -> Answer {
+    match within(
+        BOUND,
+        "create_payment",
+        stage11::create_payment(app, client, key, body),
+    )
+    .await
+    {
+        Ok(answer) => answer,
+        Err(e) => panic!("create_payment failed: {e}"),
+    }
+}
+
+impl Setup {
+    /// How many times the card was charged, at the provider.
+    fn charges(&self) -> usize {
+        self.provider.charges().len()
+    }
+
+    /// The provider keys the route sent, in order.
+    fn provider_keys(&self) -> Vec<String> {
+        self.provider
+            .requests()
+            .into_iter()
+            .filter_map(|r| r.idempotency_key)
+            .collect()
+    }
+
+    /// The charge ids of the payment rows.
+    async fn payment_charge_ids(&self) -> Vec<String> {
+        let mut conn = self.db.connect().await;
+        sqlx::query_scalar("SELECT charge_id FROM payments ORDER BY id")
+            .fetch_all(&mut conn)
+            .await
+            .expect("the payments can be read")
+    }
+
+    /// The message of a failed "one charge" assertion: what the provider saw.
+    fn charged_twice(&self) -> String {
+        format!(
+            "the card was charged {} time(s); the provider received the keys {:?}. A retry of our \
+             request must be a retry at the provider: send it the key derived from the client, its \
+             key and the step (`derived_key`), never a fresh one. Run `just hint 11`.",
+            self.charges(),
+            self.provider_keys()
+        )
+    }
+
+    /// Ends the lease of every unfinished key, as if it had been taken long ago.
+    async fn expire_leases(&self) {
+        self.db
+            .execute(
+                "UPDATE idempotency_keys SET locked_until = now() - interval '1 second'
+                 WHERE recovery_point <> 'finished'",
+            )
+            .await;
+    }
+}
+
+// ANCHOR: derived_key
+#[test]
+fn a_derived_key_is_the_same_for_a_retry_and_never_shared() {
+    let first = stage11::derived_key(A, "order-1", "charge");
+    assert_eq!(
+        first,
+        stage11::derived_key(A, "order-1", "charge"),
+        "a retry must send the provider the same key"
+    );
+    assert_ne!(
+        first, "order-1",
+        "the provider must not see the client's own key"
+    );
+    assert_ne!(
+        first,
+        stage11::derived_key(B, "order-1", "charge"),
+        "two clients' order-1 are two payments: the provider must see two keys"
+    );
+    assert_ne!(
+        first,
+        stage11::derived_key(A, "order-1", "refund"),
+        "two steps of one request must never collide at the provider"
+    );
+    assert_ne!(
+        stage11::derived_key(A, "order-1", "charge"),
+        stage11::derived_key(A, "order-1c", "harge"),
+        "the parts must not run into each other: (order-1, charge) is not (order-1c, harge)"
+    );
+}
+// ANCHOR_END: derived_key
+
+// ANCHOR: new_payment
+#[tokio::test]
+async fn a_new_payment_charges_the_card_once_and_records_the_charge() {
+    let s = setup(PoolSize::of(5)).await;
+    let first = pay(&s.app, A, "order-1", BODY).await;
+
+    assert_eq!(
+        (first.reply.status, first.replayed),
+        (201, false),
+        "{first:?}"
+    );
+    let charges = s.provider.charges();
+    assert_eq!(charges.len(), 1, "{}", s.charged_twice());
+    assert_ne!(
+        charges[0].idempotency_key, "order-1",
+        "the provider got the client's own key: send it a key derived from client, key and step"
+    );
+    assert_eq!(
+        charges[0].amount, 100,
+        "the provider charges the body's amount"
+    );
+    assert_eq!(
+        s.payment_charge_ids().await,
+        [charges[0].id.clone()],
+        "one payment row, recording the provider's charge id"
+    );
+    assert_eq!(
+        s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'finished'")
+            .await,
+        1,
+        "the key ends at its last recovery point, 'finished'"
+    );
+    let again = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (&again.reply, again.replayed),
+        (&first.reply, true),
+        "a retry replays the answer"
+    );
+    assert_eq!(
+        s.provider.requests().len(),
+        1,
+        "a finished key replays its stored answer without asking the provider again"
+    );
+}
+// ANCHOR_END: new_payment
+
+/// Where the request dies: after which phase's commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DiesAfter {
+    /// The key is `started`; the request is held at the provider before it charges,
+    /// and never charged.
+    Started,
+    /// The provider charged the card; its answer is held, and the request dies
+    /// before it arrives.
+    ProviderCharged,
+    /// The charge is recorded (`charged`); the request dies inserting the payment.
+    ChargeRecorded,
+    /// The answer is stored (`finished`); the client never read it.
+    Finished,
+}
+
+/// Runs one request on a pool of its own and kills it at `crash`: its future is
+/// aborted (what dies with a server process), and its connections are closed
+/// (PostgreSQL rolls back what it had not committed). Returns the answer the
+/// client lost, when the request got that far.
+async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
+    let pool = s.db.pool(PoolSize::of(2));
+    let app = app_on(&s.provider, pool.clone());
+    let gate = match crash {
+        DiesAfter::ChargeRecorded => Some(PaymentGate::close(&s.db, 1).await),
+        _ => None,
+    };
+    match crash {
+        DiesAfter::Started => s.provider.inject([ProviderFault::HoldBeforeCharging]),
+        DiesAfter::ProviderCharged => s.provider.inject([ProviderFault::AnswerLate]),
+        _ => {}
+    }
+    let request =
+        tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await });
+    match (crash, &gate) {
+        (DiesAfter::ChargeRecorded, Some(gate)) => gate.wait_until_held(&s.db, 1).await,
+        (DiesAfter::Finished, _) => {
+            let lost = within(BOUND, "the first request", request)
+                .await
+                .expect("the request task ends");
+            pool.close().await;
+            return Some(lost.unwrap_or_else(|e| panic!("the first request failed: {e}")));
+        }
+        _ => s.provider.wait_until_held(1).await,
+    }
+    request.abort();
+    let _ = request.await;
+    // Let go of what the dead request left behind: its held call (dropped before
+    // the charge, or answered into a closed connection), its held INSERT.
+    match crash {
+        DiesAfter::Started => s.provider.drop_held(),
+        DiesAfter::ProviderCharged => s.provider.release_held(),
+        _ => {}
+    }
+    if let Some(gate) = gate {
+        gate.open().await;
+    }
+    within(
+        BOUND,
+        "the dead request's connections to close",
+        pool.close(),
+    )
+    .await;
+    None
+}
+
+// ANCHOR: crash
+#[rstest]
+#[case::after_started(DiesAfter::Started, 2)]
+#[case::after_the_provider_charged(DiesAfter::ProviderCharged, 2)]
+#[case::after_the_charge_was_recorded(DiesAfter::ChargeRecorded, 1)]
+#[case::after_finished(DiesAfter::Finished, 1)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crash_after_each_phase_is_retried_into_one_charge(
+    #[case] crash: DiesAfter,
+    #[case] provider_calls: usize,
+) {
+    let s = setup(PoolSize::of(5)).await;
+    let lost = crashed_request(&s, crash).await;
+    // The client retries once the dead request's lease has run out.
+    s.expire_leases().await;
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    let again = pay(&s.app, A, "order-1", BODY).await;
+
+    harness::observe(
+        &format!("stage11.crash.{crash:?}"),
+        &serde_json::json!({
+            "charges": s.charges(),
+            "payments": s.db.payment_count().await,
+            "provider_calls": s.provider.requests().len(),
+        }),
+    );
+    assert_eq!(
+        retry.reply.status, 201,
+        "the retry, after the dead request's lease expired, must finish the payment; it got \
+         {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
+         belongs to a request that died: take it over (renew its lease) and resume from its \
+         recovery point. Run `just hint 11`.",
+        retry.reply
+    );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    if let Some(lost) = lost {
+        assert_eq!(retry.reply, lost.reply, "the retry replays the lost answer");
+    }
+    assert_eq!(
+        (&again.reply, again.replayed),
+        (&retry.reply, true),
+        "every later retry gets the same body"
+    );
+    let charge = s.provider.charges()[0].id.clone();
+    assert_eq!(
+        s.payment_charge_ids().await,
+        [charge],
+        "one payment row, for the one charge"
+    );
+    assert_eq!(
+        s.provider.requests().len(),
+        provider_calls,
+        "a retry resumes from the key's recovery point: once the charge is recorded \
+         ('charged'), the provider is not asked again"
+    );
+}
+// ANCHOR_END: crash
+
+// ANCHOR: provider_faults
+#[rstest]
+#[case::charge_then_drop_answer(ProviderFault::ChargeThenDropAnswer)]
+#[case::fail_before_charging(ProviderFault::FailBeforeCharging)]
+#[tokio::test]
+async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
+    #[case] fault: ProviderFault,
+) {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider.inject([fault]);
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        first.reply.status, 502,
+        "the provider did not confirm the charge: answer 502, and let the client retry \
+         with the same key: {first:?}"
+    );
+    // No lease to wait for: the request that failed let its key go.
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+
+    assert_eq!(
+        (retry.reply.status, retry.replayed),
+        (201, false),
+        "the failed request released its lease (`locked_until = now()`): the retry must take \
+         the unfinished key over at once and finish the payment; it got {:?}. Run `just hint 11`.",
+        retry.reply
+    );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    let keys = s.provider_keys();
+    assert!(
+        keys.len() == 2 && keys[0] == keys[1],
+        "the retry sent the provider the first try's key: {keys:?}"
+    );
+    assert_eq!(s.db.payment_count().await, 1);
+}
+// ANCHOR_END: provider_faults
+
+// ANCHOR: in_flight
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider.inject([ProviderFault::AnswerLate]);
+    let first = {
+        let app = s.app.clone();
+        tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await })
+    };
+    s.provider.wait_until_held(1).await;
+    assert_eq!(
+        s.db.count(
+            "SELECT count(*) FROM idempotency_keys
+             WHERE key = 'order-1' AND recovery_point = 'started'"
+        )
+        .await,
+        1,
+        "while the provider is called, the key must already be committed as 'started' \
+         (phase 1 commits before the call): a call inside the transaction holds the key's \
+         lock and a pooled connection for as long as the provider takes"
+    );
+
+    let duplicates = fire_concurrently(19, |_| {
+        let app = s.app.clone();
+        async move { stage11::create_payment(&app, A, "order-1", BODY).await }
+    })
+    .await;
+    let told_409 = duplicates
+        .iter()
+        .filter(|d| matches!(d, Ok(answer) if answer.reply.status == 409))
+        .count();
+    harness::observe(
+        "stage11.in_flight",
+        &serde_json::json!({ "duplicates_409": told_409 }),
+    );
+    assert_eq!(
+        told_409, 19,
+        "the key's lease has not expired: its request is alive, and each duplicate is told 409 \
+         without taking it over: {duplicates:?}"
+    );
+    s.provider.release_held();
+    let first = within(BOUND, "the held request", first)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| panic!("the held request failed: {e}"));
+    assert_eq!(first.reply.status, 201, "{first:?}");
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!((&retry.reply, retry.replayed), (&first.reply, true));
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert_eq!(s.db.payment_count().await, 1);
+}
+// ANCHOR_END: in_flight
+
+fn as_reply(answer: Result<Answer, PaymentError>) -> Result<Reply, PaymentError> {
+    answer.map(|a| a.reply)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_concurrent_requests_with_one_key_charge_once() {
+    let s = setup(PoolSize::of(20)).await;
+    let results: Vec<_> = fire_concurrently(20, |_| {
+        let app = s.app.clone();
+        async move { stage11::create_payment(&app, A, "order-1", BODY).await }
+    })
+    .await
+    .into_iter()
+    .map(as_reply)
+    .collect();
+
+    let outcome = Outcome::new(&results, s.db.payment_count().await);
+    outcome.record_with(
+        "stage11.burst",
+        serde_json::json!({ "charges": s.charges() }),
+    );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert_eq!(outcome.payments, 1, "{outcome}");
+    assert_eq!(
+        outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::Status(409)),
+        20,
+        "each request gets the payment's 201, or 409 while it is in flight: {outcome}"
+    );
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (retry.reply.status, retry.replayed),
+        (201, true),
+        "{retry:?}"
+    );
+}
+
+// ANCHOR: two_clients
+#[tokio::test]
+async fn the_same_key_from_two_clients_charges_twice() {
+    let s = setup(PoolSize::of(5)).await;
+    let of_a = pay(&s.app, A, "order-1", BODY).await;
+    let of_b = stage11::create_payment(&s.app, B, "order-1", BODY).await;
+
+    let keys = s.provider_keys();
+    let got = match &of_b {
+        Ok(answer) => format!("status {}", answer.reply.status),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        keys.len() == 2 && keys[0] != keys[1],
+        "at the provider, all our clients are one account: A's and B's order-1 must reach it \
+         as two keys (derive the key from the client too), or B is handed A's charge \
+         (B got: {got}); the provider got the keys {keys:?}"
+    );
+    let of_b = of_b.unwrap_or_else(|e| panic!("B's payment failed: {e}"));
+    assert_eq!(
+        (of_a.reply.status, of_b.reply.status),
+        (201, 201),
+        "two clients, two payments: {of_a:?} {of_b:?}"
+    );
+    assert_eq!(s.charges(), 2, "one charge per client");
+    assert_eq!(s.db.payment_count().await, 2);
+}
+// ANCHOR_END: two_clients
+
+#[tokio::test]
+async fn the_same_key_with_another_body_is_refused_without_a_charge() {
+    let s = setup(PoolSize::of(5)).await;
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    let other = pay(&s.app, A, "order-1", r#"{"orderId":1,"amount":999}"#).await;
+
+    assert_eq!(first.reply.status, 201, "{first:?}");
+    assert_eq!(
+        other.reply,
+        Reply::key_reused(),
+        "another body with a used key is refused (422)"
+    );
+    assert_eq!(s.charges(), 1, "the refused request charges nothing");
+    assert_eq!(s.provider.requests().len(), 1, "nor asks the provider");
+}
+
+// ANCHOR: slow_provider
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
+    let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(2));
+    let s = setup(size).await;
+    // Five payments, as many as the pool has connections, each held at the provider.
+    s.provider.inject([ProviderFault::AnswerLate; 5]);
+    let slow: Vec<_> = (1..=5)
+        .map(|i| {
+            let app = s.app.clone();
+            tokio::spawn(async move {
+                let key = format!("slow-{i}");
+                stage11::create_payment(&app, A, &key, BODY).await
+            })
+        })
+        .collect();
+    s.provider.wait_until_held(5).await;
+    let state = s.db.describe(&s.app.pool).await;
+
+    let unrelated = as_reply(
+        within(
+            size.acquire_timeout + BOUND,
+            "the request for another key",
+            stage11::create_payment(&s.app, A, "other-key", BODY),
+        )
+        .await,
+    );
+    let unrelated = ReplyKind::of(&unrelated);
+    harness::observe(
+        "stage11.slow_provider",
+        &serde_json::json!({ "unrelated": unrelated.to_string() }),
+    );
+    s.provider.release_held();
+    for request in slow {
+        let answer = within(BOUND, "a slow request once released", request)
+            .await
+            .expect("the request task ends");
+        assert_eq!(
+            answer.as_ref().map(|a| a.reply.status).ok(),
+            Some(201),
+            "{answer:?}"
+        );
+    }
+    assert_eq!(
+        unrelated,
+        ReplyKind::Status(201),
+        "a request for another key failed while five payments waited for the provider.\n\
+         While it waited: {state}.\n\
+         Each slow payment held a pooled connection (and its key's lock) for as long as the \
+         provider took: the provider was called inside the transaction. Commit the key as \
+         'started' first, call the provider with no connection held, then record. \
+         Run `just hint 11`."
+    );
+    assert_eq!(s.charges(), 6, "five slow payments and the other key's");
+}
+// ANCHOR_END: slow_provider

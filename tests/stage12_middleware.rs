@@ -319,7 +319,7 @@ async fn a_repeat_replays_the_status_the_location_and_the_body_and_says_so() {
             &again.content_type
         ),
         (201, &first.body, &first.location, &first.content_type),
-        "the repeat gets the route's status, body and headers worth replaying"
+        "the repeat gets the first answer again: status, body and the headers worth replaying, stored by the layer after the route answered; not a new payment"
     );
     assert_eq!(
         again.replayed.as_deref(),

@@ -8,19 +8,16 @@
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
-use payment_model::{Reply, hex, problem, raw_body_hash};
+use payment_model::{hex, raw_body_hash};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
-use stage8::{Answer, ClientId, IDEMPOTENT_REPLAYED, admit, answer};
+use stage8::{ClientId, admit};
 
 use crate::layer::{BoxFuture, LayerState, Route, run_route};
-
-/// The response headers a replay repeats. Others (`date`, `content-length`, ...)
-/// describe this one response, and are made again for the replay.
-pub const REPLAYED_HEADERS: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
 
 /// The layer's handler function (see `IdempotencyLayer::new`).
 pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
@@ -124,21 +121,6 @@ pub async fn reserve(
 // ANCHOR_END: reserve
 
 // ANCHOR: stored
-/// What the row of a key this request does not own says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stored {
-    /// The key was used for another request (method, path or body): 422.
-    OtherRequest,
-    /// Reserved, not answered: its request is in flight (or died): 409.
-    InFlight,
-    /// The answer to replay.
-    Answer {
-        status: u16,
-        headers: Map<String, Value>,
-        body: Vec<u8>,
-    },
-}
-
 /// Reads the row of `(client, key)`.
 pub async fn stored(
     pool: &PgPool,
@@ -168,41 +150,6 @@ pub async fn stored(
     })
 }
 
-impl Stored {
-    /// The response to send: a problem, or the stored answer marked as a replay.
-    pub fn into_response(self) -> Response {
-        match self {
-            Self::OtherRequest => refuse(problem(
-                422,
-                "key-reused",
-                "Idempotency-Key already used with a different request",
-                "This key was used with another method, path or body. Send a new \
-                 Idempotency-Key for a new request; repeat a key only with the same request.",
-            )),
-            Self::InFlight => refuse(Reply::in_flight()),
-            Self::Answer {
-                status,
-                headers,
-                body,
-            } => {
-                let mut response = Response::new(Body::from(body));
-                *response.status_mut() =
-                    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-                for (name, value) in headers {
-                    let name = HeaderName::try_from(name);
-                    let value = value.as_str().map(HeaderValue::from_str);
-                    if let (Ok(name), Some(Ok(value))) = (name, value) {
-                        response.headers_mut().insert(name, value);
-                    }
-                }
-                response
-                    .headers_mut()
-                    .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
-                response
-            }
-        }
-    }
-}
 // ANCHOR_END: stored
 
 // ANCHOR: store
@@ -248,23 +195,3 @@ pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), s
     Ok(())
 }
 // ANCHOR_END: store
-
-/// A reply as a response (a problem for a 4xx or 5xx), through stage 8's `answer`.
-fn refuse(reply: Reply) -> Response {
-    answer(Ok(Answer::first(reply)))
-}
-
-fn too_large() -> Response {
-    refuse(problem(
-        413,
-        "body-too-large",
-        "The request body is too large",
-        "The body is larger than this API accepts.",
-    ))
-}
-
-/// The layer itself failed: nothing of the route ran, or its answer is unknown.
-fn internal_error(doing: &str, e: &dyn std::fmt::Display) -> Response {
-    eprintln!("the idempotency layer failed {doing}: {e}");
-    refuse(Reply::internal_error())
-}

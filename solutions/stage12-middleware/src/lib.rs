@@ -14,15 +14,15 @@
 
 mod idempotency;
 mod layer;
+mod responses;
 mod routes;
 
-pub use idempotency::{
-    REPLAYED_HEADERS, Stored, fingerprint, handle, idempotent, release, reserve, store, stored,
-};
+pub use idempotency::{fingerprint, handle, idempotent, release, reserve, store, stored};
 pub use layer::{
     BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Route,
     run_route,
 };
+pub use responses::{REPLAYED_HEADERS, Stored};
 pub use routes::{Router, bare_router, router, router_with, router_with_layer, serve};
 pub use stage8::{ClientId, IDEMPOTENT_REPLAYED};
 

@@ -10,8 +10,8 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use harness::{
-    Outcome, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
-    within,
+    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently,
+    fire_while_first_is_held, within,
 };
 use payment_model::Reply;
 use rstest::rstest;
@@ -488,6 +488,41 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
         "THE LIMIT, kept as the lesson: the effect committed in the route's transaction, \
          the answer was to be stored in the layer's; a crash between the two makes the \
          retry pay again"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_route_still_running_past_its_lease_is_run_again_by_a_duplicate() {
+    let db = database().await;
+    let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
+    gate.wait_until_held(&db, 1).await;
+    // The first request is slower than the lease (its reservation moved back an hour).
+    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
+        .await;
+    let duplicate = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
+    gate.wait_until_held(&db, 2).await;
+    gate.open().await;
+    let (first, duplicate) = within(CRASH_BOUND, "the two requests", async {
+        (first.await, duplicate.await)
+    })
+    .await;
+    let (first, duplicate) = (
+        first.expect("the first request"),
+        duplicate.expect("the duplicate"),
+    );
+    assert_eq!(
+        (first.status, duplicate.status),
+        (201, 201),
+        "{first:?} {duplicate:?}"
+    );
+    assert_eq!(
+        db.payment_count().await,
+        2,
+        "a reservation older than the lease is taken for a dead request's: the duplicate \
+         takes the key over while the first is still running, and pays again. The lease \
+         must be longer than any route can take"
     );
 }
 

@@ -40,6 +40,7 @@ PACKAGES = [
     "stage9-expiry-solution",
     "stage10-one-round-trip-solution",
     "stage11-payment-provider-solution",
+    "stage12-middleware-solution",
 ]
 REQUIRED = [
     "stage2.held_burst",
@@ -78,6 +79,11 @@ REQUIRED = [
     "stage11.in_flight",
     "stage11.burst",
     "stage11.slow_provider",
+    "stage12.bare_burst",
+    "stage12.burst",
+    "stage12.other_body",
+    "stage12.crash_in_layer",
+    "stage12.crash_in_route",
 ]
 # Stage 11's crash points, in the order of the test's cases (the names are the
 # test's `DiesAfter` variants).
@@ -262,6 +268,10 @@ def render(seen):
     )
     expect(s10_burst["payments"] == 1, "stage 10's burst paid other than once")
 
+    s12_bare, s12_burst = seen["stage12.bare_burst"], seen["stage12.burst"]
+    s12_crash, s12_in_route = seen["stage12.crash_in_layer"], seen["stage12.crash_in_route"]
+    expect(s12_burst["payments"] == 1, "stage 12's burst behind the layer paid other than once")
+
     # The deadlocked pool: what its test asserts, whatever the run's split.
     pool, requests = 10, dead["requests"]
     # The winner always finishes; the deadlock ends only when an acquire times out.
@@ -442,6 +452,22 @@ def render(seen):
         f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
         f"| Five payments held at a slow provider (pool of 5), then one for another key | "
         f"the other key: {s11_slow['unrelated']} |",
+        "",
+        "Stage 12: routes with no idempotency code of their own, and a tower layer around them "
+        "(20 requests with one key, the first held in its payment until the 19 others arrived):",
+        "",
+        "| Scenario | Payments | Replies |",
+        "|---|---|---|",
+        f"| The route alone | {s12_bare['payments']} | {replies(s12_bare)} |",
+        f"| The route behind `IdempotencyLayer` | {s12_burst['payments']} | {replies(s12_burst)} |",
+        f"| The same key with another amount, behind the layer | "
+        f"{seen['stage12.other_body']['payments']} | "
+        f"{second_request('stage12.other_body', seen)} |",
+        f"| A crash after the route's commit, before the layer stores the answer; a retry, then "
+        f"another once the lease has passed | {s12_crash['payments']} | "
+        f"{s12_crash['retry']}, then {s12_crash['after_lease']}: the route ran again |",
+        f"| The same crash against stage 8's route (the key, the payment and the answer in one "
+        f"transaction); a retry | {s12_in_route['payments']} | {s12_in_route['retry']}, replayed |",
         "",
         "Figures that vary from run to run, from the run that wrote this page:",
         "",

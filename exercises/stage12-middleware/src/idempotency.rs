@@ -1,0 +1,90 @@
+//! What the layer does with one request. The starting code runs the route bare:
+//! the routes have no idempotency code of their own, so 20 requests with one key
+//! pay 20 times. Write the steps below (`just hint 12` when stuck):
+//!
+//! 1. read the body (`axum::body::to_bytes`, at most `config.max_body_bytes`),
+//!    and let stage 8's `admit` find the client and the key (it answers the 401
+//!    and 400 problems);
+//! 2. `fingerprint` the request: method, path, and the body normalised;
+//! 3. `reserve` the key in a statement that commits at once; if another request
+//!    has it, answer what its row says (`stored`, then `Stored::into_response`);
+//! 4. run the route (`run_route`), with the client in the request's extensions;
+//! 5. call `config.after_route`'s `pass()` if there is one: the tests make a request
+//!    die there, after the route's commit and before the store;
+//! 6. `store` the route's status, headers and body; but for a 5xx, `release` the
+//!    key, so that a retry runs the route again.
+
+// The imports are what you will need; this allow goes once you use them.
+#![allow(unused_imports, unused_variables, dead_code)]
+
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::Response;
+use payment_model::{hex, raw_body_hash};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use stage8::{ClientId, admit};
+
+use crate::layer::{BoxFuture, LayerState, Route, run_route};
+use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
+
+/// The layer's handler function (see `IdempotencyLayer::new`).
+pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
+    Box::pin(idempotent(state, route, request))
+}
+
+/// One request through the layer: for now, straight to the route.
+pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Response {
+    run_route(route, request).await
+}
+
+/// SHA-256 (hex) of what makes two requests the same request: the method, the
+/// path, and the body normalised (stage 4's `request_hash`; a body that is not
+/// JSON is taken byte for byte, `raw_body_hash`).
+pub fn fingerprint(method: &Method, path: &str, body: &str) -> String {
+    todo!("stage 12: fingerprint the method, the path and the normalised body")
+}
+
+/// Reserves `(client, key)` in `idempotent_requests` with its fingerprint, in a
+/// statement that commits at once; true when this request owns the key: new, or
+/// taken over from a request that died (reserved longer than
+/// `state.config.lease_interval()` ago, never answered, same fingerprint).
+pub async fn reserve(
+    state: &LayerState,
+    client: ClientId,
+    key: &str,
+    fingerprint: &str,
+) -> Result<bool, sqlx::Error> {
+    todo!("stage 12: INSERT ... ON CONFLICT (client_id, key) DO UPDATE ... WHERE (the lease)")
+}
+
+/// Reads the row of `(client, key)`: another fingerprint, no answer yet, or the
+/// answer.
+pub async fn stored(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    fingerprint: &str,
+) -> Result<Stored, sqlx::Error> {
+    todo!("stage 12: SELECT fingerprint, status, headers, body FROM idempotent_requests ...")
+}
+
+/// Stores the route's answer with the key this request reserved: its status, the
+/// `REPLAYED_HEADERS` it has (a JSON object, name to value) and its body.
+pub async fn store(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(), sqlx::Error> {
+    todo!("stage 12: UPDATE idempotent_requests SET status, headers, body ...")
+}
+
+/// Deletes the reservation of a request whose route failed, so a retry runs it.
+pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), sqlx::Error> {
+    todo!("stage 12: DELETE the reservation, if it has no answer")
+}

@@ -1,0 +1,179 @@
+//! The tower plumbing of [`IdempotencyLayer`]: a `Layer` that wraps a route in an
+//! [`Idempotent`] service, whose every request goes through a handler function
+//! (`crate::idempotency::handle` unless told otherwise). What the layer does with a
+//! request is in `idempotency.rs`; this file only connects it to tower and axum.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::response::Response;
+use sqlx::PgPool;
+use tokio::sync::Notify;
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, Service, ServiceExt};
+
+/// The route a layer wraps, boxed: any axum handler or service that answers a
+/// request with a response and never fails (axum's routes are all like that).
+pub type Route = BoxCloneSyncService<Request, Response, Infallible>;
+
+/// A boxed future, for the handler function's result.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What the layer does with one request: given its state, the route it wraps and
+/// the request, the response to send.
+pub type Handle = fn(LayerState, Route, Request) -> BoxFuture<Response>;
+
+/// How the layer waits, buffers and is tested.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// A reservation older than this, still without an answer, is taken to belong
+    /// to a request that died, and the next request with its key takes it over.
+    /// It must be longer than any route ever runs: a request still running past
+    /// its lease is run a second time by the next duplicate.
+    pub lease: Duration,
+    /// The largest request and response body the layer buffers (it must read the
+    /// whole body to fingerprint it, and the whole answer to store it).
+    pub max_body_bytes: usize,
+    /// Where a test stops a request: after the route returned, before the layer
+    /// stores its answer. `None` in production.
+    pub after_route: Option<CrashPoint>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            lease: Duration::from_secs(60),
+            max_body_bytes: 64 * 1024,
+            after_route: None,
+        }
+    }
+}
+
+impl Config {
+    /// `lease` as a PostgreSQL interval.
+    pub fn lease_interval(&self) -> String {
+        format!("{} milliseconds", self.lease.as_millis())
+    }
+}
+
+/// What every request handled by the layer shares.
+#[derive(Debug, Clone)]
+pub struct LayerState {
+    pub pool: PgPool,
+    pub config: Config,
+}
+
+// ANCHOR: layer
+/// Gives the routes it wraps idempotency: `post(route).layer(idempotency.clone())`.
+#[derive(Clone)]
+pub struct IdempotencyLayer {
+    state: LayerState,
+    handle: Handle,
+}
+
+impl IdempotencyLayer {
+    pub fn new(pool: PgPool, config: Config) -> Self {
+        Self::with_handle(pool, config, crate::idempotency::handle)
+    }
+
+    /// A layer whose requests go through another handler function (the
+    /// known-wrong variants of this stage are built so).
+    pub fn with_handle(pool: PgPool, config: Config, handle: Handle) -> Self {
+        Self {
+            state: LayerState { pool, config },
+            handle,
+        }
+    }
+}
+
+impl<S> Layer<S> for IdempotencyLayer
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + Sync + 'static,
+    S::Future: Send + 'static,
+{
+    type Service = Idempotent;
+
+    fn layer(&self, route: S) -> Idempotent {
+        Idempotent {
+            state: self.state.clone(),
+            handle: self.handle,
+            route: BoxCloneSyncService::new(route),
+        }
+    }
+}
+
+/// A route wrapped by [`IdempotencyLayer`].
+#[derive(Clone)]
+pub struct Idempotent {
+    state: LayerState,
+    handle: Handle,
+    route: Route,
+}
+
+impl Service<Request> for Idempotent {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Always ready: the route is made ready when it is called (`run_route`).
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let answer = (self.handle)(self.state.clone(), self.route.clone(), request);
+        Box::pin(async move { Ok(answer.await) })
+    }
+}
+// ANCHOR_END: layer
+
+/// Runs the wrapped route on `request`: its response.
+pub async fn run_route(route: Route, request: Request) -> Response {
+    match route.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+// ANCHOR: crash_point
+/// A point where a test makes a request die: the first request to reach it stops
+/// there for good (the test then drops it, as a crash would); every later request
+/// passes.
+#[derive(Debug, Clone)]
+pub struct CrashPoint(Arc<CrashPointState>);
+
+#[derive(Debug)]
+struct CrashPointState {
+    armed: AtomicBool,
+    reached: Notify,
+}
+
+impl CrashPoint {
+    /// A crash point that stops the next request to reach it.
+    pub fn armed() -> Self {
+        Self(Arc::new(CrashPointState {
+            armed: AtomicBool::new(true),
+            reached: Notify::new(),
+        }))
+    }
+
+    /// Called where the crash may happen: never returns for the first request.
+    pub async fn pass(&self) {
+        if self.0.armed.swap(false, Ordering::SeqCst) {
+            self.0.reached.notify_one();
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// Returns once a request has stopped at this point.
+    pub async fn reached(&self) {
+        self.0.reached.notified().await;
+    }
+}
+// ANCHOR_END: crash_point

@@ -1,0 +1,86 @@
+//! The responses the layer sends of its own: a refusal, or a stored answer played
+//! again. Given in the exercise: building a response is not the lesson.
+
+use axum::body::Body;
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use payment_model::{Reply, problem};
+use serde_json::{Map, Value};
+use stage8::{Answer, IDEMPOTENT_REPLAYED, answer};
+
+/// The response headers a replay repeats. Others (`date`, `content-length`, ...)
+/// describe this one response, and are made again for the replay.
+pub const REPLAYED_HEADERS: [HeaderName; 2] = [header::CONTENT_TYPE, header::LOCATION];
+
+// ANCHOR: replayed_answer
+/// What the row of a key this request does not own says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The key was used for another request (method, path or body): 422.
+    OtherRequest,
+    /// Reserved, not answered: its request is in flight (or died): 409.
+    InFlight,
+    /// The answer to replay.
+    Answer {
+        status: u16,
+        headers: Map<String, Value>,
+        body: Vec<u8>,
+    },
+}
+
+impl Stored {
+    /// The response to send: a problem, or the stored answer marked as a replay.
+    pub fn into_response(self) -> Response {
+        match self {
+            Self::OtherRequest => refuse(problem(
+                422,
+                "key-reused",
+                "Idempotency-Key already used with a different request",
+                "This key was used with another method, path or body. Send a new \
+                 Idempotency-Key for a new request; repeat a key only with the same request.",
+            )),
+            Self::InFlight => refuse(Reply::in_flight()),
+            Self::Answer {
+                status,
+                headers,
+                body,
+            } => {
+                let mut response = Response::new(Body::from(body));
+                *response.status_mut() =
+                    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                for (name, value) in headers {
+                    let name = HeaderName::try_from(name);
+                    let value = value.as_str().map(HeaderValue::from_str);
+                    if let (Ok(name), Some(Ok(value))) = (name, value) {
+                        response.headers_mut().insert(name, value);
+                    }
+                }
+                response
+                    .headers_mut()
+                    .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
+                response
+            }
+        }
+    }
+}
+// ANCHOR_END: replayed_answer
+
+/// A reply as a response (a problem for a 4xx or 5xx), through stage 8's `answer`.
+pub(crate) fn refuse(reply: Reply) -> Response {
+    answer(Ok(Answer::first(reply)))
+}
+
+pub(crate) fn too_large() -> Response {
+    refuse(problem(
+        413,
+        "body-too-large",
+        "The request body is too large",
+        "The body is larger than this API accepts.",
+    ))
+}
+
+/// The layer itself failed: nothing of the route ran, or its answer is unknown.
+pub(crate) fn internal_error(doing: &str, e: &dyn std::fmt::Display) -> Response {
+    eprintln!("the idempotency layer failed {doing}: {e}");
+    refuse(Reply::internal_error())
+}

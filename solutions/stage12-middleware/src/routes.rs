@@ -1,0 +1,160 @@
+//! Two routes with no idempotency code of their own: each makes its effect in a
+//! transaction of its own (one INSERT, committed when it ends) and answers. The
+//! routers below serve them bare, or wrapped in [`IdempotencyLayer`].
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use payment_model::{PaymentRequest, Reply};
+use serde::Deserialize;
+use serde_json::json;
+use sqlx::PgPool;
+use stage8::{Answer, AuthError, ClientId, answer, authenticate};
+
+use crate::layer::{Config, IdempotencyLayer};
+
+pub use axum::Router;
+
+/// Serves `router` on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(listener, router).await
+}
+
+/// The API with the layer and its default [`Config`].
+pub fn router(pool: PgPool) -> Router {
+    router_with(pool, Config::default())
+}
+
+/// The API with the layer configured by `config`.
+pub fn router_with(pool: PgPool, config: Config) -> Router {
+    router_with_layer(pool.clone(), IdempotencyLayer::new(pool, config))
+}
+
+// ANCHOR: router
+/// `POST /payments` and `POST /refunds`, each made idempotent by one line.
+pub fn router_with_layer(pool: PgPool, idempotency: IdempotencyLayer) -> Router {
+    Router::new()
+        .route("/payments", post(pay).layer(idempotency.clone()))
+        .route("/refunds", post(refund).layer(idempotency))
+        .with_state(pool)
+}
+// ANCHOR_END: router
+
+/// The same routes without the layer: what they do on their own.
+pub fn bare_router(pool: PgPool) -> Router {
+    Router::new()
+        .route("/payments", post(pay))
+        .route("/refunds", post(refund))
+        .with_state(pool)
+}
+
+// ANCHOR: pay
+/// `POST /payments`: pays, and says where the payment is. Nothing here knows
+/// about keys.
+async fn pay(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
+    let request = match PaymentRequest::parse(&body) {
+        Ok(request) => request,
+        Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
+    };
+    let paid: Result<i64, sqlx::Error> = sqlx::query_scalar(
+        "INSERT INTO payments (client_id, order_id, amount) VALUES ($1, $2, $3) RETURNING id",
+    )
+    .bind(client.0)
+    .bind(request.order_id)
+    .bind(request.amount)
+    .fetch_one(&pool)
+    .await;
+    match paid {
+        Ok(id) => created(
+            &format!("/payments/{id}"),
+            Reply::created(id, &request).body,
+        ),
+        Err(e) => failed("POST /payments", e),
+    }
+}
+// ANCHOR_END: pay
+
+/// The body of `POST /refunds`: `{"paymentId": 1, "amount": 50}`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RefundRequest {
+    payment_id: i64,
+    amount: i32,
+}
+
+/// `POST /refunds`: refunds (part of) a payment of the client.
+async fn refund(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
+    let request: RefundRequest = match serde_json::from_str(&body) {
+        Ok(request) => request,
+        Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
+    };
+    let refunded: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(
+        "INSERT INTO refunds (client_id, payment_id, amount)
+         SELECT client_id, id, $3 FROM payments WHERE id = $2 AND client_id = $1
+         RETURNING id",
+    )
+    .bind(client.0)
+    .bind(request.payment_id)
+    .bind(request.amount)
+    .fetch_optional(&pool)
+    .await;
+    match refunded {
+        Ok(Some(id)) => created(
+            &format!("/refunds/{id}"),
+            json!({ "id": id.to_string(), "paymentId": request.payment_id, "amount": request.amount }),
+        ),
+        Ok(None) => refuse(payment_model::problem(
+            404,
+            "payment-not-found",
+            "No such payment",
+            "the client has no payment with this id",
+        )),
+        Err(e) => failed("POST /refunds", e),
+    }
+}
+
+/// A 201 with its `Location`.
+fn created(location: &str, body: serde_json::Value) -> Response {
+    let mut response = refuse(Reply { status: 201, body });
+    if let Ok(location) = location.parse() {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
+/// A reply as a response (a problem for a 4xx or 5xx), through stage 8's `answer`.
+fn refuse(reply: Reply) -> Response {
+    answer(Ok(Answer::first(reply)))
+}
+
+/// The effect failed: nothing was committed, and a retry may run it again.
+fn failed(route: &str, e: sqlx::Error) -> Response {
+    eprintln!("{route}: {e}");
+    refuse(Reply::internal_error())
+}
+
+/// The client that sends the request. The layer has found it already (and left it
+/// in the request's extensions); a route served without the layer finds it itself.
+struct Client(ClientId);
+
+impl FromRequestParts<PgPool> for Client {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, pool: &PgPool) -> Result<Self, Response> {
+        if let Some(client) = parts.extensions.get::<ClientId>() {
+            return Ok(Self(*client));
+        }
+        match authenticate(pool, &parts.headers).await {
+            Ok(client) => Ok(Self(client)),
+            Err(AuthError::Unauthenticated(why)) => Err((
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, why.challenge())],
+                refuse(why.reply()),
+            )
+                .into_response()),
+            Err(AuthError::Database(e)) => Err(failed("authenticate", e)),
+        }
+    }
+}

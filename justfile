@@ -64,6 +64,11 @@ verify *FLAGS:
 flaky RUNS="50" *FLAGS:
     @{{runner}} flaky {{RUNS}} {{FLAGS}}
 
+# Check any HTTP API's idempotency from outside: `just probe http://127.0.0.1:8080` (`--help` for the flags)
+[no-exit-message]
+probe URL *FLAGS:
+    @{{runner}} probe {{URL}} {{FLAGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

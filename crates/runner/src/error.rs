@@ -57,6 +57,9 @@ pub enum Error {
     #[error("cargo built no test executable `{target}` of {package}, which stages.toml names")]
     NoExecutable { package: String, target: String },
 
+    #[error("probe: {0}")]
+    Probe(String),
+
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
 }

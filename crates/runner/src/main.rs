@@ -103,6 +103,9 @@ enum Command {
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
     },
+    /// Check any HTTP API's idempotency from the outside: a burst with one key,
+    /// replays, changed bodies, bad keys and bodies, lost answers, hangs.
+    Probe(commands::probe::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -131,6 +134,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<bool, Error> {
+    // The probe needs no workbook: it can be run against any server, from anywhere.
+    if let Command::Probe(args) = &cli.command {
+        return commands::probe::run(args);
+    }
     let wb = Workbook::open(&Locations {
         root: cli.root,
         stages: cli.stages,
@@ -181,5 +188,6 @@ fn run(cli: Cli) -> Result<bool, Error> {
                 timeout: Duration::from_secs(timeout),
             },
         ),
+        Command::Probe(args) => commands::probe::run(&args),
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod doctor;
 pub mod flaky;
+pub mod probe;
 pub mod stage;
 pub mod verify;
 pub mod watch;

@@ -69,6 +69,11 @@ flaky RUNS="50" *FLAGS:
 probe URL *FLAGS:
     @{{runner}} probe {{URL}} {{FLAGS}}
 
+# Serve stage 6's POST /payments on 127.0.0.1:8080 until Ctrl-C (your exercise; --solution for the model answer; --port N)
+[no-exit-message]
+api *FLAGS:
+    @{{runner}} api {{FLAGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

@@ -106,6 +106,15 @@ enum Command {
     /// Check any HTTP API's idempotency from the outside: a burst with one key,
     /// replays, changed bodies, bad keys and bodies, lost answers, hangs.
     Probe(commands::probe::ProbeArgs),
+    /// Serve stage 6's POST /payments on 127.0.0.1 (your exercise; --solution for
+    /// the model answer) on the harness's PostgreSQL, until Ctrl-C.
+    Api {
+        /// Serve the model answer instead of your exercise.
+        #[arg(long)]
+        solution: bool,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+    },
 }
 
 fn main() -> ExitCode {
@@ -189,5 +198,6 @@ fn run(cli: Cli) -> Result<bool, Error> {
             },
         ),
         Command::Probe(args) => commands::probe::run(&args),
+        Command::Api { solution, port } => commands::api::run(&wb, solution, port),
     }
 }

@@ -1,5 +1,6 @@
 //! The small commands: hint, progress, reset, solution.
 
+pub mod api;
 pub mod doctor;
 pub mod flaky;
 pub mod probe;

@@ -228,13 +228,13 @@ async fn resolve(host: &str, port: u16, allow_remote: bool) -> Result<SocketAddr
         host: host.to_owned(),
         reason: "no address".to_owned(),
     })?;
-    if !allow_remote {
-        if let Some(remote) = addrs.iter().find(|a| !is_loopback(a.ip())) {
-            return Err(ProbeError::Remote {
-                host: host.to_owned(),
-                addr: remote.ip().to_string(),
-            });
-        }
+    if let Some(remote) = addrs.iter().find(|a| !is_loopback(a.ip()))
+        && !allow_remote
+    {
+        return Err(ProbeError::Remote {
+            host: host.to_owned(),
+            addr: remote.ip().to_string(),
+        });
     }
     Ok(first)
 }

@@ -104,8 +104,8 @@ impl Options {
         if !self.path.starts_with('/') {
             return bad(format!("--path {:?} must start with /", self.path));
         }
-        if self.burst < 2 || self.burst > 200 || self.hang_bursts.iter().any(|&n| n < 2 || n > 200)
-        {
+        let sizes = 2..=200;
+        if !sizes.contains(&self.burst) || self.hang_bursts.iter().any(|n| !sizes.contains(n)) {
             return bad("bursts are between 2 and 200 requests".to_owned());
         }
         if self.database_url.is_some() != self.count_sql.is_some() {

@@ -105,7 +105,7 @@ enum Command {
     },
     /// Check any HTTP API's idempotency from the outside: a burst with one key,
     /// replays, changed bodies, bad keys and bodies, lost answers, hangs.
-    Probe(commands::probe::ProbeArgs),
+    Probe(Box<commands::probe::ProbeArgs>),
     /// Serve stage 6's POST /payments on 127.0.0.1 (your exercise; --solution for
     /// the model answer) on the harness's PostgreSQL, until Ctrl-C.
     Api {

@@ -1,5 +1,6 @@
 //! `workbook probe URL`: the probe's command line (the checks are in crates/probe).
 
+use std::io::Write;
 use std::time::Duration;
 
 use probe::{CheckId, Options};
@@ -124,15 +125,14 @@ pub fn run(args: &ProbeArgs) -> Result<bool, Error> {
     let report = runtime
         .block_on(probe::run(&options))
         .map_err(|e| Error::Probe(e.to_string()))?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| Error::Probe(e.to_string()))?
-        );
+    let text = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| Error::Probe(e.to_string()))? + "\n"
     } else if args.markdown {
-        print!("{}", probe::markdown(&report));
+        probe::markdown(&report)
     } else {
-        print!("{}", probe::table(&report, ui::width(), args.verbose));
-    }
+        probe::table(&report, ui::width(), args.verbose)
+    };
+    // A reader that stops early (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().write_all(text.as_bytes());
     Ok(report.passed())
 }

@@ -33,6 +33,7 @@ pub fn router(pool: PgPool) -> Router {
         .layer(middleware::map_response(refusals_as_problems))
 }
 
+// ANCHOR: refusals_as_problems
 /// Axum refuses some requests before any handler runs: a body over its 2 MB
 /// default limit (413), another method (405), another path (404). Its answers are
 /// plain text or empty; a client that reads problems would get none. They become
@@ -75,6 +76,7 @@ async fn refusals_as_problems(response: Response) -> Response {
     }
     problem
 }
+// ANCHOR_END: refusals_as_problems
 
 // ANCHOR: handler
 async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {

@@ -61,7 +61,7 @@ async fn serve(port: u16) -> Result<(), String> {
     ctrlc::set_handler(move || on_ctrl_c.notify_one())
         .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
 
-    let db = TestDb::create(reference_schema()).await;
+    let db = TestDb::try_create(reference_schema()).await?;
     let pool = db.pool(PoolSize::of(10));
     let which = if env!("CARGO_PKG_NAME").ends_with("-solution") {
         "the model answer"

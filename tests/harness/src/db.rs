@@ -79,7 +79,9 @@ impl TestDb {
         }
     }
 
-    async fn try_create(schema: Schema) -> Result<TestDb, String> {
+    /// [`TestDb::create`] for a program rather than a test: the message naming the
+    /// way out comes back as an error instead of a panic.
+    pub async fn try_create(schema: Schema) -> Result<TestDb, String> {
         let backend = backend().map_err(|e| e.to_string())?;
         // Tests run in parallel; keep their connections within the server's limit.
         let budget = connection_budget(backend)

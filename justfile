@@ -69,6 +69,18 @@ verify *FLAGS:
 flaky RUNS="50" *FLAGS:
     @{{runner}} flaky {{RUNS}} {{FLAGS}}
 
+# Check any HTTP API's idempotency from outside: `just probe http://127.0.0.1:8080` (`--help` for the flags)
+# (positional arguments: a flag's value with spaces, like --count-sql's, stays one argument)
+[no-exit-message]
+[positional-arguments]
+probe URL *FLAGS:
+    @{{runner}} probe "$@"
+
+# Serve stage 6's POST /payments on 127.0.0.1:8080 until Ctrl-C (your exercise; --solution for the model answer; --port N)
+[no-exit-message]
+api *FLAGS:
+    @{{runner}} api {{FLAGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

@@ -216,3 +216,73 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
     );
     assert_eq!(db.payment_count().await, 1);
 }
+
+/// The status, content type, `Allow` header and JSON body of any request.
+async fn raw(request: reqwest::RequestBuilder) -> (u16, String, Option<String>, Value) {
+    let response = request.send().await.expect("an HTTP answer");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let (content_type, allow) = (header("content-type").unwrap_or_default(), header("allow"));
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("the body arrives");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
+    (status, content_type, allow, body)
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_a_413_problem_and_touches_nothing() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    // A valid payment padded with whitespace to 3 MB: only its size is wrong.
+    let mut body = BODY.to_owned();
+    body.push_str(&" ".repeat(3 * 1024 * 1024));
+    let request = reqwest::Client::new()
+        .post(format!("http://{addr}/payments"))
+        .header("idempotency-key", "key-1")
+        .header("content-type", "application/json")
+        .body(body);
+    let (status, content_type, _, problem) = raw(request).await;
+    assert_eq!(status, 413, "{problem}");
+    assert_eq!(content_type, "application/problem+json");
+    assert_eq!(
+        problem["type"],
+        format!("{}body-too-large", payment_model::PROBLEM_BASE)
+    );
+    assert_eq!(problem["status"], 413);
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+
+#[tokio::test]
+async fn another_method_is_a_405_problem_that_says_post() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let request = reqwest::Client::new().get(format!("http://{addr}/payments"));
+    let (status, content_type, allow, problem) = raw(request).await;
+    assert_eq!(status, 405, "{problem}");
+    assert_eq!(content_type, "application/problem+json");
+    assert_eq!(allow.as_deref(), Some("POST"));
+    assert_eq!(
+        problem["type"],
+        format!("{}method-not-allowed", payment_model::PROBLEM_BASE)
+    );
+}
+
+#[tokio::test]
+async fn another_path_is_a_404_problem() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let request = reqwest::Client::new().post(format!("http://{addr}/refunds"));
+    let (status, content_type, _, problem) = raw(request).await;
+    assert_eq!(status, 404, "{problem}");
+    assert_eq!(content_type, "application/problem+json");
+    assert_eq!(
+        problem["type"],
+        format!("{}not-found", payment_model::PROBLEM_BASE)
+    );
+}

@@ -66,6 +66,9 @@ pub enum Error {
     #[error("there is no route {name} to review; the routes are {available}")]
     NoRoute { name: String, available: String },
 
+    #[error("probe: {0}")]
+    Probe(String),
+
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
 }

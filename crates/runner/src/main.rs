@@ -120,6 +120,18 @@ enum Command {
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
     },
+    /// Check any HTTP API's idempotency from the outside: a burst with one key,
+    /// replays, changed bodies, bad keys and bodies, lost answers, hangs.
+    Probe(Box<commands::probe::ProbeArgs>),
+    /// Serve stage 6's POST /payments on 127.0.0.1 (your exercise; --solution for
+    /// the model answer) on the harness's PostgreSQL, until Ctrl-C.
+    Api {
+        /// Serve the model answer instead of your exercise.
+        #[arg(long)]
+        solution: bool,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+    },
 }
 
 fn main() -> ExitCode {
@@ -148,6 +160,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<bool, Error> {
+    // The probe needs no workbook: it can be run against any server, from anywhere.
+    if let Command::Probe(args) = &cli.command {
+        return commands::probe::run(args);
+    }
     let wb = Workbook::open(&Locations {
         root: cli.root,
         stages: cli.stages,
@@ -212,5 +228,7 @@ fn run(cli: Cli) -> Result<bool, Error> {
                 timeout: Duration::from_secs(timeout),
             },
         ),
+        Command::Probe(args) => commands::probe::run(&args),
+        Command::Api { solution, port } => commands::api::run(&wb, solution, port),
     }
 }

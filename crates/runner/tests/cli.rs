@@ -675,3 +675,23 @@ fn an_unknown_stage_is_a_clear_error() {
     assert!(ran.stderr.contains("there is no stage 9"), "{ran}");
     assert!(ran.stderr.contains("has stages 1 to 4"), "{ran}");
 }
+
+#[test]
+fn probe_needs_no_workbook_and_says_in_one_line_that_nothing_listens() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("an address").port()
+    };
+    // Run from a directory that is no workbook: the probe works on any server.
+    let nowhere = scratch("probe-nowhere");
+    let ran =
+        run(workbook(&nowhere, &nowhere).args(["probe", &format!("http://127.0.0.1:{port}")]));
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert_eq!(ran.stderr.lines().count(), 1, "{ran}");
+    assert!(
+        ran.stderr.starts_with(&format!(
+            "error: probe: nothing answers at 127.0.0.1:{port}"
+        )),
+        "{ran}"
+    );
+}

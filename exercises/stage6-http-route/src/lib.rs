@@ -16,6 +16,7 @@ mod key;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use payment_model::{PaymentError, Reply};
@@ -35,6 +36,50 @@ pub fn router(pool: PgPool) -> Router {
     Router::new()
         .route("/payments", post(create))
         .with_state(pool)
+        .layer(middleware::map_response(refusals_as_problems))
+}
+
+/// Axum refuses some requests before any handler runs: a body over its 2 MB
+/// default limit (413), another method (405), another path (404). Its answers are
+/// plain text or empty; a client that reads problems would get none. They become
+/// problems here, with the same status (and `Allow` kept on a 405).
+async fn refusals_as_problems(response: Response) -> Response {
+    let status = response.status();
+    let already_a_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value == "application/problem+json");
+    if already_a_problem || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (slug, title, detail) = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => (
+            "body-too-large",
+            "The request body is too large",
+            "A payment is a few dozen bytes; this route reads at most 2 MB.",
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "method-not-allowed",
+            "Method not allowed",
+            "This route accepts POST only.",
+        ),
+        StatusCode::NOT_FOUND => (
+            "not-found",
+            "Not found",
+            "The payments API has one route: POST /payments.",
+        ),
+        _ => (
+            "http-error",
+            "The request was refused",
+            "The HTTP layer refused the request.",
+        ),
+    };
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let mut problem = respond(payment_model::problem(status.as_u16(), slug, title, detail));
+    if let Some(allow) = allow {
+        problem.headers_mut().insert(header::ALLOW, allow);
+    }
+    problem
 }
 
 /// `POST /payments`. Refuse a request without a valid key with its problem

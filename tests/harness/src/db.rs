@@ -79,7 +79,9 @@ impl TestDb {
         }
     }
 
-    async fn try_create(schema: Schema) -> Result<TestDb, String> {
+    /// [`TestDb::create`] for a program rather than a test: the message naming the
+    /// way out comes back as an error instead of a panic.
+    pub async fn try_create(schema: Schema) -> Result<TestDb, String> {
         let backend = backend().map_err(|e| e.to_string())?;
         // Tests run in parallel; keep their connections within the server's limit.
         let budget = connection_budget(backend)
@@ -118,6 +120,31 @@ impl TestDb {
     /// Connection options for this database.
     pub fn options(&self) -> &PgConnectOptions {
         &self.options
+    }
+
+    /// A URL for this database that `psql` and sqlx both read, password included
+    /// (the container's is the harness's own `postgres`; a `DATABASE_URL`'s is kept).
+    pub fn url(&self) -> String {
+        if let Ok(backend) = crate::backend()
+            && backend.choice == crate::BackendChoice::Url
+            && let Ok(url) = std::env::var("DATABASE_URL")
+        {
+            return with_database(&url, &self.name);
+        }
+        let user = self.options.get_username();
+        let port = self.options.get_port();
+        match self.options.get_socket() {
+            Some(socket) => format!(
+                "postgresql://{user}@localhost:{port}/{}?host={}",
+                self.name,
+                socket.display()
+            ),
+            None => format!(
+                "postgresql://{user}:postgres@{}:{port}/{}",
+                self.options.get_host(),
+                self.name
+            ),
+        }
     }
 
     /// A pool on this database, connections opened lazily as callers ask for them.
@@ -275,6 +302,18 @@ impl TestDb {
     }
 }
 
+/// `url` with its database (the path) replaced by `database`, query kept.
+fn with_database(url: &str, database: &str) -> String {
+    let after_scheme = url.find("://").map_or(0, |at| at + 3);
+    let path_start = url[after_scheme..]
+        .find(['/', '?'])
+        .map_or(url.len(), |at| after_scheme + at);
+    let query = url[path_start..]
+        .find('?')
+        .map_or("", |at| &url[path_start + at..]);
+    format!("{}/{database}{query}", &url[..path_start])
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         let name = std::mem::take(&mut self.name);
@@ -407,4 +446,18 @@ async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<
             schema.source
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_database;
+
+    #[test]
+    fn a_url_gets_another_database_and_keeps_its_query() {
+        assert_eq!(
+            with_database("postgres://app:pw@db:5432/postgres?sslmode=disable", "wb_1"),
+            "postgres://app:pw@db:5432/wb_1?sslmode=disable"
+        );
+        assert_eq!(with_database("postgres://db", "wb_1"), "postgres://db/wb_1");
+    }
 }

@@ -22,7 +22,9 @@ mod engine;
 mod gate;
 mod local;
 pub mod provider;
-pub mod proxy;
+
+/// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
+pub use fault_proxy as proxy;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};

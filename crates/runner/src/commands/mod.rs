@@ -1,7 +1,9 @@
 //! The small commands: hint, progress, reset, solution.
 
+pub mod api;
 pub mod doctor;
 pub mod flaky;
+pub mod probe;
 pub mod review;
 pub mod stage;
 pub mod verify;

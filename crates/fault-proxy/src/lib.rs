@@ -57,16 +57,20 @@ pub struct FaultyProxy {
 const PEER_BOUND: Duration = Duration::from_secs(10);
 
 impl FaultyProxy {
-    /// Starts a proxy to `upstream` on an ephemeral port of 127.0.0.1.
+    /// Starts a proxy to `upstream` on an ephemeral port of 127.0.0.1; a test's
+    /// shortcut for [`FaultyProxy::bind`] that panics with the reason.
     pub async fn start(upstream: SocketAddr) -> FaultyProxy {
-        let listener = match TcpListener::bind("127.0.0.1:0").await {
-            Ok(listener) => listener,
+        match FaultyProxy::bind(upstream).await {
+            Ok(proxy) => proxy,
             Err(e) => panic!("harness: the proxy found no free port on 127.0.0.1: {e}"),
-        };
-        let addr = match listener.local_addr() {
-            Ok(addr) => addr,
-            Err(e) => panic!("harness: the proxy has no address: {e}"),
-        };
+        }
+    }
+
+    /// Starts a proxy to `upstream` on an ephemeral port of 127.0.0.1. It runs on
+    /// the current tokio runtime until that runtime ends.
+    pub async fn bind(upstream: SocketAddr) -> std::io::Result<FaultyProxy> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
         let proxy = FaultyProxy {
             addr,
             faults: Arc::default(),
@@ -84,7 +88,7 @@ impl FaultyProxy {
                 tokio::spawn(relay(client, upstream, fault, exchanges));
             }
         });
-        proxy
+        Ok(proxy)
     }
 
     /// Where clients connect.
@@ -169,7 +173,7 @@ async fn relay(
 
 /// An answer the proxy makes itself, as a problem body, on a connection it closes.
 fn own_answer_bytes(status: u16, reason: &str, retry_after: Option<&str>) -> Vec<u8> {
-    let body = format!(r#"{{"title":"{reason} (injected by the test proxy)","status":{status}}}"#);
+    let body = format!(r#"{{"title":"{reason} (injected by the fault proxy)","status":{status}}}"#);
     let retry_after = retry_after
         .map(|value| format!("retry-after: {value}\r\n"))
         .unwrap_or_default();

@@ -1,0 +1,221 @@
+//! What to probe and how: the route, the bodies, the key header, the bounds.
+
+use std::time::Duration;
+
+use crate::ProbeError;
+
+/// The probe's configuration; [`Options::new`] gives the workbook's defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// `http://host:port`, optionally with a base path.
+    pub url: String,
+    /// Appended to the URL's path: the route that creates.
+    pub path: String,
+    pub method: String,
+    /// The idempotency key's header name.
+    pub key_header: String,
+    /// The body, with `{n}` replaced by a fresh number for each scenario.
+    pub body: String,
+    /// Another body for the same `{n}`: what "the same key with another body" sends.
+    pub other_body: String,
+    /// RFC 6901 JSON pointer to the created resource's id in a 2xx answer.
+    pub id_pointer: String,
+    /// Sent with every request (e.g. `Authorization`), beside `content-type`.
+    pub headers: Vec<(String, String)>,
+    /// How many requests the burst sends with one key.
+    pub burst: usize,
+    /// The sizes of the hang check's bursts, in order.
+    pub hang_bursts: Vec<usize>,
+    /// The bound of every request.
+    pub timeout: Duration,
+    /// The length of the key the "too long" case sends.
+    pub long_key_length: usize,
+    /// The size of the body the "over the limit" case sends.
+    pub big_body_bytes: usize,
+    /// Where the effects are counted; with `count_sql`.
+    pub database_url: Option<String>,
+    /// A query returning one integer: how many effects exist (e.g. `select count(*) from payments`).
+    pub count_sql: Option<String>,
+    /// Allow a target that is not this machine.
+    pub allow_remote: bool,
+    /// Checks not to run.
+    pub skip: Vec<crate::CheckId>,
+}
+
+impl Options {
+    /// The workbook's API at `url`: `POST /payments`, `{"orderId": N, "amount": 100}`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            path: "/payments".to_owned(),
+            method: "POST".to_owned(),
+            key_header: "Idempotency-Key".to_owned(),
+            body: r#"{"orderId": {n}, "amount": 100}"#.to_owned(),
+            other_body: r#"{"orderId": {n}, "amount": 999}"#.to_owned(),
+            id_pointer: "/id".to_owned(),
+            headers: Vec::new(),
+            burst: 20,
+            hang_bursts: vec![20, 50],
+            timeout: Duration::from_secs(5),
+            long_key_length: 1000,
+            big_body_bytes: 3 * 1024 * 1024,
+            database_url: None,
+            count_sql: None,
+            allow_remote: false,
+            skip: Vec::new(),
+        }
+    }
+
+    /// Counts effects in `database_url` with `count_sql`.
+    pub fn counting(
+        mut self,
+        database_url: impl Into<String>,
+        count_sql: impl Into<String>,
+    ) -> Self {
+        self.database_url = Some(database_url.into());
+        self.count_sql = Some(count_sql.into());
+        self
+    }
+
+    /// Checks the options that a run would otherwise trip on halfway.
+    pub fn validate(&self) -> Result<(), ProbeError> {
+        let bad = |why: String| Err(ProbeError::Options(why));
+        if !self.body.contains("{n}") {
+            return bad(format!(
+                "--body {:?} has no {{n}}: each scenario needs a body of its own (e.g. {{\"orderId\": {{n}}, \"amount\": 100}})",
+                self.body
+            ));
+        }
+        if serde_json::from_str::<serde_json::Value>(&self.body.replace("{n}", "1")).is_err() {
+            return bad(format!(
+                "--body {:?} is not JSON once {{n}} is a number",
+                self.body
+            ));
+        }
+        if self.other_body.replace("{n}", "1") == self.body.replace("{n}", "1") {
+            return bad("--other-body must differ from --body".to_owned());
+        }
+        if !self.id_pointer.is_empty() && !self.id_pointer.starts_with('/') {
+            return bad(format!(
+                "--id-pointer {:?} is not a JSON pointer: it starts with / (e.g. /id, /data/id)",
+                self.id_pointer
+            ));
+        }
+        if !self.path.starts_with('/') {
+            return bad(format!("--path {:?} must start with /", self.path));
+        }
+        let sizes = 2..=200;
+        if !sizes.contains(&self.burst) || self.hang_bursts.iter().any(|n| !sizes.contains(n)) {
+            return bad("bursts are between 2 and 200 requests".to_owned());
+        }
+        if self.database_url.is_some() != self.count_sql.is_some() {
+            return bad(
+                "--database-url and --count-sql go together: where to count, and what \
+                 (e.g. --count-sql \"select count(*) from payments\")"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The body for scenario `n`.
+    pub fn body_for(&self, n: u64) -> String {
+        self.body.replace("{n}", &n.to_string())
+    }
+
+    /// The other body for scenario `n`.
+    pub fn other_body_for(&self, n: u64) -> String {
+        self.other_body.replace("{n}", &n.to_string())
+    }
+}
+
+/// A URL the probe can send to: `http://host[:port][/base]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedUrl {
+    /// As written, without brackets for IPv6.
+    pub host: String,
+    pub port: u16,
+    /// Without a trailing slash; empty for none.
+    pub base_path: String,
+}
+
+/// Parses `http://host[:port][/path]`.
+pub fn parse_url(url: &str) -> Result<ParsedUrl, ProbeError> {
+    let bad = |why: &str| ProbeError::BadUrl(format!("{url:?}: {why}"));
+    if url.starts_with("https://") {
+        return Err(bad(
+            "the probe speaks plain HTTP only; probe the server on its plain port (e.g. http://127.0.0.1:8080)",
+        ));
+    }
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| bad("expected http://HOST:PORT (e.g. http://127.0.0.1:8080)"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(at) => rest.split_at(at),
+        None => (rest, ""),
+    };
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6
+            .split_once(']')
+            .ok_or_else(|| bad("unclosed [ in the host"))?;
+        (host, after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("no host"));
+    }
+    let port = match port {
+        Some(port) => port
+            .parse()
+            .map_err(|_| bad("the port is not a number from 1 to 65535"))?,
+        None => 80,
+    };
+    Ok(ParsedUrl {
+        host: host.to_owned(),
+        port,
+        base_path: path.trim_end_matches('/').to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_gives_host_port_and_base_path() {
+        assert_eq!(
+            parse_url("http://127.0.0.1:8080/api/").expect("valid"),
+            ParsedUrl {
+                host: "127.0.0.1".to_owned(),
+                port: 8080,
+                base_path: "/api".to_owned()
+            }
+        );
+        assert_eq!(parse_url("http://[::1]:3000").expect("valid").host, "::1");
+        assert_eq!(parse_url("http://localhost").expect("valid").port, 80);
+    }
+
+    #[test]
+    fn https_and_other_schemes_are_refused_with_the_fix() {
+        for url in [
+            "https://127.0.0.1:8443",
+            "127.0.0.1:8080",
+            "http://:80",
+            "http://h:x",
+        ] {
+            assert!(
+                matches!(parse_url(url), Err(ProbeError::BadUrl(_))),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_default_options_are_valid() {
+        assert!(Options::new("http://127.0.0.1:8080").validate().is_ok());
+    }
+}

@@ -54,7 +54,7 @@ db-stop:
 docker-image:
     docker/build-image.sh
 
-# The capstone: review six routes against the checklist, then let their tests grade the review (--evidence: ask nothing, show what they find)
+# The capstone: review eight routes against the checklist, then let their tests grade the review (--evidence: ask nothing, show what they find)
 [no-exit-message]
 review *FLAGS:
     @{{runner}} review {{FLAGS}}

@@ -7,19 +7,31 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use harness::provider::{FakeProvider, ProviderFault};
 use harness::{PoolSize, TestDb, fire_concurrently, fire_while_first_is_held, reference_schema};
 use payment_model::Reply;
 use rstest::rstest;
 
-/// The route, served on 127.0.0.1 with a pool of `connections`.
-async fn serve(db: &TestDb, connections: u32) -> SocketAddr {
-    let pool = db.pool(PoolSize::of(connections));
+/// The route, served on 127.0.0.1 with a pool of `connections`, and a payment
+/// provider that charges whatever it is asked to (for the routes that call one);
+/// keep it for as long as the route serves.
+async fn serve(db: &TestDb, connections: u32) -> (SocketAddr, FakeProvider) {
+    let provider = FakeProvider::start().await;
+    (serve_with(db, connections, &provider).await, provider)
+}
+
+async fn serve_with(db: &TestDb, connections: u32, provider: &FakeProvider) -> SocketAddr {
+    let app = review_support::App {
+        pool: db.pool(PoolSize::of(connections)),
+        provider: review_support::Provider::new(&provider.url(), ANSWER_BOUND)
+            .expect("a client for the fake provider"),
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a free port on 127.0.0.1");
     let addr = listener.local_addr().expect("the listener has an address");
     tokio::spawn(async move {
-        if let Err(e) = review_support::serve(listener, review_route::router(pool)).await {
+        if let Err(e) = review_support::serve(listener, review_route::router(app)).await {
             panic!("the server stopped: {e}");
         }
     });
@@ -68,7 +80,7 @@ fn body(order_id: i64, amount: i32) -> String {
 #[tokio::test]
 async fn a_request_without_a_key_is_refused_and_pays_nothing() {
     let db = TestDb::create(reference_schema()).await;
-    let addr = serve(&db, 5).await;
+    let (addr, _provider) = serve(&db, 5).await;
 
     let answer = post_answered(addr, None, &body(1, 100)).await;
 
@@ -87,7 +99,7 @@ async fn a_request_without_a_key_is_refused_and_pays_nothing() {
 async fn twenty_concurrent_requests_with_one_key_make_one_payment() {
     let db = TestDb::create(reference_schema()).await;
     // Room for all 20 at once: this test is about the reservation, not the pool.
-    let addr = serve(&db, 25).await;
+    let (addr, _provider) = serve(&db, 25).await;
     let order = 7;
 
     // The first request is held inside its payment INSERT until the other 19 have
@@ -141,7 +153,7 @@ async fn a_request_that_fails_halfway_leaves_nothing_behind_and_its_retry_pays_o
     .execute(&mut admin)
     .await
     .expect("the trigger is created");
-    let addr = serve(&db, 5).await;
+    let (addr, _provider) = serve(&db, 5).await;
 
     let first = post_answered(addr, Some("key-13"), &body(13, 100)).await;
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
@@ -173,7 +185,7 @@ async fn a_request_that_fails_halfway_leaves_nothing_behind_and_its_retry_pays_o
 #[tokio::test]
 async fn a_retry_gets_the_first_answer_again() {
     let db = TestDb::create(reference_schema()).await;
-    let addr = serve(&db, 5).await;
+    let (addr, _provider) = serve(&db, 5).await;
 
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let retry = post_answered(addr, Some("key-1"), &body(1, 100)).await;
@@ -195,7 +207,7 @@ async fn a_retry_gets_the_first_answer_again() {
 #[tokio::test]
 async fn the_same_key_with_another_body_is_refused_with_422() {
     let db = TestDb::create(reference_schema()).await;
-    let addr = serve(&db, 5).await;
+    let (addr, _provider) = serve(&db, 5).await;
 
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let other = post_answered(addr, Some("key-1"), &body(1, 999)).await;
@@ -215,7 +227,7 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_requests_through_a_pool_of_five_are_all_answered() {
     let db = TestDb::create(reference_schema()).await;
-    let addr = serve(&db, 5).await;
+    let (addr, _provider) = serve(&db, 5).await;
 
     let answers = fire_concurrently(20, |_| async move {
         post(addr, Some("key-1"), &body(1, 100)).await
@@ -239,3 +251,33 @@ async fn twenty_requests_through_a_pool_of_five_are_all_answered() {
     );
 }
 // ANCHOR_END: one_connection
+
+// ANCHOR: external_key
+#[tokio::test]
+async fn a_lost_provider_answer_is_retried_into_one_charge() {
+    let db = TestDb::create(reference_schema()).await;
+    let provider = FakeProvider::start().await;
+    // The first call to the provider charges the card, and its answer is lost.
+    provider.inject([ProviderFault::ChargeThenDropAnswer]);
+    let addr = serve_with(&db, 5, &provider).await;
+
+    let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
+    let retry = post_answered(addr, Some("key-1"), &body(1, 100)).await;
+
+    let calls = provider.requests().len();
+    if calls == 0 {
+        // The route calls nothing outside the database: nothing to review here.
+        return;
+    }
+    let charges = provider.charges().len();
+    assert!(
+        charges == 1 && retry.status == 201,
+        "a provider answer lost after the charge, then a retry, left {charges} charge(s) at \
+         the provider ({calls} calls, the request answered {}, the retry {}); the provider \
+         must get an idempotency key derived from the client's, the same on every attempt, \
+         so that a retry of ours is a retry of theirs",
+        first.status,
+        retry.status
+    );
+}
+// ANCHOR_END: external_key

@@ -34,6 +34,10 @@ pub struct Item {
     /// The stage that teaches the fix.
     pub stage: u32,
     pub fix: String,
+    /// Asked only of what some routes do (calls outside the database): a route
+    /// that does not do it answers "not applicable", and its test passes.
+    #[serde(default)]
+    pub may_not_apply: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -45,6 +49,17 @@ pub struct Route {
     /// The answer key: the items this route gets wrong.
     #[serde(default)]
     pub broken: BTreeMap<String, Fault>,
+    /// Whether the route calls outside the database (the items that
+    /// `may_not_apply` are not applicable to a route that does not).
+    #[serde(default)]
+    pub calls_outside: bool,
+}
+
+impl Route {
+    /// Whether `item` is a question for this route at all.
+    pub fn applies(&self, item: &Item) -> bool {
+        !item.may_not_apply || self.calls_outside
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -68,21 +83,30 @@ pub enum Verdict {
     Incorrect,
     /// Nothing in the route does it.
     Absent,
+    /// The question is not one for this route (it calls nothing outside).
+    #[serde(rename = "not applicable")]
+    NotApplicable,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 3] = [Verdict::Correct, Verdict::Incorrect, Verdict::Absent];
+    pub const ALL: [Verdict; 4] = [
+        Verdict::Correct,
+        Verdict::Incorrect,
+        Verdict::Absent,
+        Verdict::NotApplicable,
+    ];
 
     pub fn word(self) -> &'static str {
         match self {
             Self::Correct => "correct",
             Self::Incorrect => "incorrect",
             Self::Absent => "absent",
+            Self::NotApplicable => "not applicable",
         }
     }
 
     pub fn is_broken(self) -> bool {
-        self != Self::Correct
+        matches!(self, Self::Incorrect | Self::Absent)
     }
 }
 
@@ -121,8 +145,14 @@ impl Review {
                 }
             };
             for (id, fault) in &route.broken {
-                if self.item(id).is_none() {
-                    problems.push(format!("route {}: no item `{id}`", route.name));
+                match self.item(id) {
+                    None => problems.push(format!("route {}: no item `{id}`", route.name)),
+                    Some(item) if !route.applies(item) => problems.push(format!(
+                        "route {}: `{id}` is broken, but does not apply to a route that calls \
+                         nothing outside (calls_outside = true?)",
+                        route.name
+                    )),
+                    Some(_) => {}
                 }
                 match (fault.verdict, lines(&source, fault)) {
                     (Verdict::Incorrect, None) => problems.push(format!(
@@ -136,7 +166,7 @@ impl Review {
                         "route {}, {id}: an absent fault has no lines (`from`/`to`)",
                         route.name
                     )),
-                    (Verdict::Correct, _) => problems.push(format!(
+                    (Verdict::Correct | Verdict::NotApplicable, _) => problems.push(format!(
                         "route {}, {id}: a broken item is incorrect or absent",
                         route.name
                     )),
@@ -272,9 +302,13 @@ pub struct Grade {
 }
 
 impl Grade {
-    pub fn of(answer: &ReviewAnswer, key: Option<&Fault>, source: &str) -> Grade {
+    pub fn of(answer: &ReviewAnswer, key: Option<&Fault>, applies: bool, source: &str) -> Grade {
         let broken = key.is_some();
-        let verdict_right = answer.verdict.is_broken() == broken;
+        let verdict_right = if applies {
+            answer.verdict != Verdict::NotApplicable && answer.verdict.is_broken() == broken
+        } else {
+            answer.verdict == Verdict::NotApplicable
+        };
         let line_right = key
             .and_then(|f| lines(source, f))
             .map(|(start, end)| answer.line.is_some_and(|l| (start..=end).contains(&l)));
@@ -318,13 +352,21 @@ mod tests {
         let source = "x\nfrom\ny\nto\n";
         let key = fault("from", "to");
         let answer = |verdict, line| ReviewAnswer { verdict, line };
-        let grade = |a: &ReviewAnswer| Grade::of(a, Some(&key), source).points();
+        let grade = |a: &ReviewAnswer| Grade::of(a, Some(&key), true, source).points();
         assert_eq!(grade(&answer(Verdict::Incorrect, Some(3))), (2, 2));
         assert_eq!(grade(&answer(Verdict::Incorrect, Some(1))), (1, 2));
         assert_eq!(grade(&answer(Verdict::Absent, None)), (1, 2));
         assert_eq!(grade(&answer(Verdict::Correct, None)), (0, 2));
-        let correct = Grade::of(&answer(Verdict::Correct, None), None, source);
+        let correct = Grade::of(&answer(Verdict::Correct, None), None, true, source);
         assert_eq!(correct.points(), (1, 1));
+        let not_applicable = |verdict| Grade::of(&answer(verdict, None), None, false, source);
+        assert_eq!(not_applicable(Verdict::NotApplicable).points(), (1, 1));
+        assert_eq!(not_applicable(Verdict::Correct).points(), (0, 1));
+        assert_eq!(
+            Grade::of(&answer(Verdict::NotApplicable, None), None, true, source).points(),
+            (0, 1),
+            "an item that applies is not answered by \"not applicable\""
+        );
     }
 
     #[test]

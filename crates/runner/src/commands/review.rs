@@ -209,6 +209,7 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
             Verdict::Correct => "correct: it does this, and right".to_owned(),
             Verdict::Incorrect => "incorrect: it does this, wrong (you give the line)".to_owned(),
             Verdict::Absent => "absent: nothing in it does this".to_owned(),
+            Verdict::NotApplicable => "not applicable: the question does not arise here".to_owned(),
         })
         .collect();
     let mut answers = BTreeMap::new();
@@ -218,7 +219,9 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
             "{}",
             console::style(ui::wrap(&format!("{number}{}", item.question), 0)).bold()
         );
-        let verdict = Verdict::ALL[ui::select("Route's answer", &labels)?];
+        // "Not applicable" is offered only where it may be the answer.
+        let offered = if item.may_not_apply { 4 } else { 3 };
+        let verdict = Verdict::ALL[ui::select("Route's answer", &labels[..offered])?];
         let line = if verdict == Verdict::Incorrect {
             ask_line()?
         } else {
@@ -278,13 +281,16 @@ fn show_verdicts(
                 )
             }
             (Some(Evidence::Broken(seen)), None) => format!("broken: {seen}"),
+            (Some(Evidence::Holds), _) if !route.applies(item) => {
+                "not applicable: the route calls nothing outside the database".to_owned()
+            }
             (Some(Evidence::Holds), _) => "correct: its test passes".to_owned(),
             (Some(Evidence::Unknown(why)), _) => format!("unknown: {why}"),
             (None, _) => "unknown: not run".to_owned(),
         };
         let mark = match answers.get(&item.id) {
             Some(answer) => {
-                let grade = Grade::of(answer, key, source);
+                let grade = Grade::of(answer, key, route.applies(item), source);
                 let (p, of) = grade.points();
                 points += p;
                 out_of += of;

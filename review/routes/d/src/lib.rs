@@ -6,13 +6,13 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
 use payment_model::{KeyProblem, PaymentRequest, Reply};
-use review_support::{Router, request_hash, respond};
+use review_support::{App, Router, request_hash, respond};
 use sqlx::{Acquire, PgConnection, PgPool};
 
-pub fn router(pool: PgPool) -> Router {
+pub fn router(app: App) -> Router {
     Router::new()
         .route("/payments", post(create_payment))
-        .with_state(pool)
+        .with_state(app.pool)
 }
 
 async fn create_payment(

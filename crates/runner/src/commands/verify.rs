@@ -161,6 +161,10 @@ impl Verifier<'_> {
     /// `just review`'s answer key: every route's tests find broken exactly the
     /// items the key says it gets wrong.
     fn review(&mut self) -> Result<(), Error> {
+        // A workbook without a capstone (the runner's own test fixtures) has none to check.
+        if !Review::file(&self.wb.root).exists() {
+            return Ok(());
+        }
         let review = Review::load(&self.wb.root)?;
         let problems = review.problems(&self.wb.root);
         self.check(

@@ -125,13 +125,45 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
         }
         println!("{table}");
     }
+    review_progress(wb, &state)?;
     match next {
         Some(stage) => println!(
             "Next: stage {} · {}: `just stage {}`.",
             stage.number, stage.title, stage.number
         ),
-        None => println!("Every stage is done."),
+        None => println!("Every stage is done. The capstone: `just review`."),
     }
+    Ok(())
+}
+
+/// The capstone's line: routes reviewed, and the points their tests gave.
+fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
+    if !crate::review::Review::file(&wb.root).exists() {
+        return Ok(());
+    }
+    let review = crate::review::Review::load(&wb.root)?;
+    let reviews = state.reviews()?;
+    let scored: Vec<(u32, u32)> = review
+        .routes
+        .iter()
+        .filter_map(|r| reviews.routes.get(&r.name).and_then(|x| x.score))
+        .collect();
+    let (points, out_of) = scored
+        .iter()
+        .fold((0, 0), |(p, o), (points, of)| (p + points, o + of));
+    let line = if scored.is_empty() {
+        format!(
+            "Review a route (`just review`): none of its {} routes reviewed yet.",
+            review.routes.len()
+        )
+    } else {
+        format!(
+            "Review a route (`just review`): {} of {} routes reviewed, {points} of {out_of} points.",
+            scored.len(),
+            review.routes.len()
+        )
+    };
+    println!("{line}");
     Ok(())
 }
 

@@ -35,7 +35,9 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
-pub use local::{Binaries, find_binaries, server_account};
+pub use local::{
+    Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
+};
 
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {

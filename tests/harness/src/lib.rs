@@ -22,6 +22,7 @@ mod engine;
 mod gate;
 mod local;
 pub mod proxy;
+mod wire;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
@@ -38,6 +39,7 @@ pub use gate::{
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };
+pub use wire::{WireLog, WireRelay};
 
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {

@@ -10,6 +10,7 @@
 //! Bounded: every mode sends a fixed number of requests (pgbench a fixed number
 //! of transactions). The markdown goes to stdout, progress to stderr.
 
+mod cpu;
 mod load;
 mod pgbench;
 mod routes;
@@ -24,7 +25,9 @@ use servers::Server;
 /// Concurrent HTTP clients, pool connections and pgbench clients.
 const CLIENTS: usize = 20;
 /// Requests per route mode, transactions per pgbench script, per run.
-const REQUESTS: usize = 4000;
+const REQUESTS: usize = 8000;
+/// Each run's requests go in this many slices, the modes taking turns.
+const SLICES: usize = 4;
 const DEFAULT_RUNS: usize = 5;
 
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +57,9 @@ struct Row {
     label: String,
     per_second: Vec<f64>,
     ratio: Vec<f64>,
+    /// CPU microseconds per request, one per run: this process's, the server's.
+    own_cpu: Vec<f64>,
+    server_cpu: Vec<f64>,
 }
 
 /// What was measured on one server.
@@ -111,7 +117,7 @@ async fn run() -> Result<(), BenchError> {
     let scripts = pgbench::ScriptDir::write()?;
     println!(
         "{REQUESTS} requests per route and run, {REQUESTS} transactions per pgbench script and \
-         run, {CLIENTS} concurrent clients (HTTP clients, pool connections, pgbench clients), \
+         run, in {SLICES} slices taking turns, {CLIENTS} concurrent clients (HTTP clients, pool connections, pgbench clients), \
          {runs} runs per server; each figure is min / median / max over the runs, each ratio \
          taken within one run against that run's plain INSERT.\n"
     );
@@ -150,40 +156,75 @@ async fn measure(
     let mut route_figures = vec![Vec::new(); ROUTE_MODES.len()];
     let mut pgbench_figures = vec![Vec::new(); scripts.files.len()];
     let mut loads = Vec::new();
+    let per_slice = REQUESTS / SLICES;
     for run in 0..runs {
         loads.push(load_average());
         progress(&format!("{}: run {} of {runs}", server.setup, run + 1));
-        // A different order each run, so that none always runs on the biggest tables.
-        let mut order: Vec<usize> = (0..ROUTE_MODES.len()).collect();
-        order.rotate_left(run % ROUTE_MODES.len());
-        for mode in order {
-            let (_, route, keys) = ROUTE_MODES[mode];
-            let tag = format!("{index}-{run}-{route:?}");
-            route_figures[mode].push(load(addr(route), keys, tag, REQUESTS, CLIENTS).await?);
+        // Each mode's requests in slices, the modes taking turns, so that a burst
+        // of load from elsewhere on the machine falls on all of them alike.
+        let mut route_seconds = vec![0.0; ROUTE_MODES.len()];
+        let mut pgbench_seconds = vec![0.0; scripts.files.len()];
+        let mut route_cpu = vec![(0.0, 0.0); ROUTE_MODES.len()];
+        let mut pgbench_cpu = vec![(0.0, 0.0); scripts.files.len()];
+        let server_cpu = || server.data_dir.as_deref().and_then(cpu::server).unwrap_or(0.0);
+        for slice in 0..SLICES {
+            // A different order each slice, so that none always runs first.
+            let mut order: Vec<usize> = (0..ROUTE_MODES.len()).collect();
+            order.rotate_left((run + slice) % ROUTE_MODES.len());
+            for mode in order {
+                let (_, route, keys) = ROUTE_MODES[mode];
+                let tag = format!("{index}-{run}-{slice}-{route:?}");
+                let (own, pg) = (cpu::own(), server_cpu());
+                let per_second = load(addr(route), keys, tag, per_slice, CLIENTS).await?;
+                route_seconds[mode] += per_slice as f64 / per_second;
+                route_cpu[mode].0 += cpu::own() - own;
+                route_cpu[mode].1 += server_cpu() - pg;
+            }
+            if let (Some(pgbench), Some(conninfo)) = (&server.pgbench, &server.conninfo) {
+                for (i, (_, script)) in scripts.files.iter().enumerate() {
+                    let (pgbench, conninfo, script) =
+                        (pgbench.clone(), conninfo.clone(), script.clone());
+                    let pg = server_cpu();
+                    let tps = tokio::task::spawn_blocking(move || {
+                        pgbench::run(&pgbench, &conninfo, &script, CLIENTS, per_slice)
+                    })
+                    .await
+                    .map_err(|e| BenchError::Task(e.to_string()))??;
+                    pgbench_seconds[i] += per_slice as f64 / tps;
+                    pgbench_cpu[i].1 += server_cpu() - pg;
+                }
+            }
         }
-        if let (Some(pgbench), Some(conninfo)) = (&server.pgbench, &server.conninfo) {
-            for (i, (_, script)) in scripts.files.iter().enumerate() {
-                let (pgbench, conninfo, script) =
-                    (pgbench.clone(), conninfo.clone(), script.clone());
-                let tps = tokio::task::spawn_blocking(move || {
-                    pgbench::run(&pgbench, &conninfo, &script, CLIENTS, REQUESTS)
-                })
-                .await
-                .map_err(|e| BenchError::Task(e.to_string()))??;
-                pgbench_figures[i].push(tps);
+        let total = (per_slice * SLICES) as f64;
+        let micros = |seconds: f64| seconds * 1e6 / total;
+        for ((figures, seconds), (own, pg)) in
+            route_figures.iter_mut().zip(&route_seconds).zip(&route_cpu)
+        {
+            figures.push((total / seconds, micros(*own), micros(*pg)));
+        }
+        if server.pgbench.is_some() && server.conninfo.is_some() {
+            for ((figures, seconds), (_, pg)) in
+                pgbench_figures.iter_mut().zip(&pgbench_seconds).zip(&pgbench_cpu)
+            {
+                figures.push((total / seconds, f64::NAN, micros(*pg)));
             }
         }
     }
-    let rows = |labels: Vec<String>, figures: Vec<Vec<f64>>| -> Vec<Row> {
-        let base = figures.first().cloned().unwrap_or_default();
+    let rows = |labels: Vec<String>, figures: Vec<Vec<(f64, f64, f64)>>| -> Vec<Row> {
+        let base: Vec<f64> = figures
+            .first()
+            .map(|runs| runs.iter().map(|f| f.0).collect())
+            .unwrap_or_default();
         labels
             .into_iter()
             .zip(figures)
-            .filter(|(_, per_second)| !per_second.is_empty())
-            .map(|(label, per_second)| Row {
-                ratio: per_second.iter().zip(&base).map(|(x, b)| x / b).collect(),
+            .filter(|(_, runs)| !runs.is_empty())
+            .map(|(label, runs)| Row {
+                ratio: runs.iter().zip(&base).map(|(f, b)| f.0 / b).collect(),
+                per_second: runs.iter().map(|f| f.0).collect(),
+                own_cpu: runs.iter().map(|f| f.1).collect(),
+                server_cpu: runs.iter().map(|f| f.2).collect(),
                 label,
-                per_second,
             })
             .collect()
     };
@@ -244,11 +285,20 @@ fn median(values: &[f64]) -> f64 {
 fn print_server(server: &Server, measured: &Measured) {
     println!("### {}\n", server.setup);
     println!("PostgreSQL: {}\n", server.facts);
-    println!("| what | per second | vs plain INSERT, same run |");
-    println!("|---|---|---|");
+    println!(
+        "| what | per second | vs plain INSERT, same run | CPU µs per request: bench process / PostgreSQL (median) |"
+    );
+    println!("|---|---|---|---|");
     for row in measured.routes.iter().chain(&measured.pgbench) {
+        let own = median(&row.own_cpu);
+        let own = if own.is_nan() { "-".to_owned() } else { format!("{own:.0}") };
+        let server = if server.data_dir.is_some() {
+            format!("{:.0}", median(&row.server_cpu))
+        } else {
+            "-".to_owned()
+        };
         println!(
-            "| {} | {} | {} |",
+            "| {} | {} | {} | {own} / {server} |",
             row.label,
             spread(&row.per_second, 0),
             spread(&row.ratio, 2)

@@ -26,6 +26,8 @@ pub struct Server {
     pub conninfo: Option<String>,
     /// Where `pgbench` is, when local binaries were found.
     pub pgbench: Option<PathBuf>,
+    /// The data directory, when the bench started the server (to read its CPU time).
+    pub data_dir: Option<PathBuf>,
     /// Keeps the server or the test database alive while it is measured.
     /// (A [`LocalCluster`] or a [`TestDb`]: dropping it stops or drops it.)
     _owner: Box<dyn std::any::Any>,
@@ -101,6 +103,7 @@ async fn cluster_server(
     Ok(Server {
         setup: setup.to_owned(),
         conninfo: Some(cluster.conninfo(BENCH_DB)),
+        data_dir: Some(cluster.run_dir.join("data")),
         options,
         facts,
         pgbench,
@@ -141,6 +144,7 @@ async fn harness_server(schema: Schema) -> Result<Server, BenchError> {
         facts,
         conninfo: None,
         pgbench: None,
+        data_dir: None,
         _owner: Box::new(db),
     })
 }

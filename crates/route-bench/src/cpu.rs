@@ -45,7 +45,10 @@ pub fn server(data: &Path) -> Option<f64> {
     let mut total = own + reaped;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
             continue;
         };
         if let Some((ppid, seconds, _)) = stat(pid)

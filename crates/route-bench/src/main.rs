@@ -166,7 +166,13 @@ async fn measure(
         let mut pgbench_seconds = vec![0.0; scripts.files.len()];
         let mut route_cpu = vec![(0.0, 0.0); ROUTE_MODES.len()];
         let mut pgbench_cpu = vec![(0.0, 0.0); scripts.files.len()];
-        let server_cpu = || server.data_dir.as_deref().and_then(cpu::server).unwrap_or(0.0);
+        let server_cpu = || {
+            server
+                .data_dir
+                .as_deref()
+                .and_then(cpu::server)
+                .unwrap_or(0.0)
+        };
         for slice in 0..SLICES {
             // A different order each slice, so that none always runs first.
             let mut order: Vec<usize> = (0..ROUTE_MODES.len()).collect();
@@ -203,8 +209,10 @@ async fn measure(
             figures.push((total / seconds, micros(*own), micros(*pg)));
         }
         if server.pgbench.is_some() && server.conninfo.is_some() {
-            for ((figures, seconds), (_, pg)) in
-                pgbench_figures.iter_mut().zip(&pgbench_seconds).zip(&pgbench_cpu)
+            for ((figures, seconds), (_, pg)) in pgbench_figures
+                .iter_mut()
+                .zip(&pgbench_seconds)
+                .zip(&pgbench_cpu)
             {
                 figures.push((total / seconds, f64::NAN, micros(*pg)));
             }
@@ -291,7 +299,11 @@ fn print_server(server: &Server, measured: &Measured) {
     println!("|---|---|---|---|");
     for row in measured.routes.iter().chain(&measured.pgbench) {
         let own = median(&row.own_cpu);
-        let own = if own.is_nan() { "-".to_owned() } else { format!("{own:.0}") };
+        let own = if own.is_nan() {
+            "-".to_owned()
+        } else {
+            format!("{own:.0}")
+        };
         let server = if server.data_dir.is_some() {
             format!("{:.0}", median(&row.server_cpu))
         } else {

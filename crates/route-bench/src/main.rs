@@ -42,8 +42,6 @@ pub enum BenchError {
     Refused(String),
     #[error("could not listen on 127.0.0.1: {0}")]
     Listen(std::io::Error),
-    #[error("could not write the pgbench scripts: {0}")]
-    Scripts(std::io::Error),
     #[error("pgbench: {0}")]
     Pgbench(String),
     #[error("a load task failed: {0}")]
@@ -114,7 +112,7 @@ async fn run() -> Result<(), BenchError> {
         Some(n) => n.parse().ok().filter(|n| *n > 0).ok_or(BenchError::Usage)?,
     };
     let (servers, not_varied) = servers::servers(reference_schema()).await?;
-    let scripts = pgbench::ScriptDir::write()?;
+    let scripts = pgbench::scripts();
     println!(
         "{REQUESTS} requests per route and run, {REQUESTS} transactions per pgbench script and \
          run, in {SLICES} slices taking turns, {CLIENTS} concurrent clients (HTTP clients, pool connections, pgbench clients), \
@@ -138,7 +136,7 @@ async fn measure(
     index: usize,
     server: &Server,
     runs: usize,
-    scripts: &pgbench::ScriptDir,
+    scripts: &[(&'static str, String)],
 ) -> Result<Measured, BenchError> {
     let pool = servers::warm_pool(&server.options, CLIENTS as u32).await?;
     let routes = routes::Routes::serve(pool).await?;
@@ -154,7 +152,7 @@ async fn measure(
         load(addr(route), keys, tag, REQUESTS / 4, CLIENTS).await?;
     }
     let mut route_figures = vec![Vec::new(); ROUTE_MODES.len()];
-    let mut pgbench_figures = vec![Vec::new(); scripts.files.len()];
+    let mut pgbench_figures = vec![Vec::new(); scripts.len()];
     let mut loads = Vec::new();
     let per_slice = REQUESTS / SLICES;
     for run in 0..runs {
@@ -163,7 +161,7 @@ async fn measure(
         // Each mode's requests in slices, the modes taking turns, so that a burst
         // of load from elsewhere on the machine falls on all of them alike.
         let mut route_seconds = vec![0.0; ROUTE_MODES.len()];
-        let mut pgbench_seconds = vec![0.0; scripts.files.len()];
+        let mut pgbench_seconds = vec![0.0; scripts.len()];
         let mut route_cpu = vec![(0.0, 0.0); ROUTE_MODES.len()];
         let server_cpu = || {
             server
@@ -186,7 +184,7 @@ async fn measure(
                 route_cpu[mode].1 += server_cpu() - pg;
             }
             if let (Some(pgbench), Some(conninfo)) = (&server.pgbench, &server.conninfo) {
-                for (i, (_, script)) in scripts.files.iter().enumerate() {
+                for (i, (_, script)) in scripts.iter().enumerate() {
                     let (pgbench, conninfo, script) =
                         (pgbench.clone(), conninfo.clone(), script.clone());
                     let tps = tokio::task::spawn_blocking(move || {
@@ -239,7 +237,6 @@ async fn measure(
         ),
         pgbench: rows(
             scripts
-                .files
                 .iter()
                 .map(|(label, _)| format!("pgbench -M prepared: {label}"))
                 .collect(),

@@ -1,8 +1,9 @@
 //! The physical limit: `pgbench -M prepared` (a C client, prepared statements)
 //! running the routes' statements against the same server, with as many clients.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use crate::BenchError;
 
@@ -54,50 +55,35 @@ COMMIT;
     ]
 }
 
-/// Scripts written once into a directory of their own, removed when dropped.
-pub struct ScriptDir {
-    dir: PathBuf,
-    pub files: Vec<(&'static str, PathBuf)>,
-}
-
-impl ScriptDir {
-    pub fn write() -> Result<ScriptDir, BenchError> {
-        let dir = std::env::temp_dir().join(format!("workbook-pgbench.{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(BenchError::Scripts)?;
-        let mut files = Vec::new();
-        for (i, (name, text)) in scripts().into_iter().enumerate() {
-            let file = dir.join(format!("{i}.sql"));
-            std::fs::write(&file, text).map_err(BenchError::Scripts)?;
-            files.push((name, file));
-        }
-        Ok(ScriptDir { dir, files })
-    }
-}
-
-impl Drop for ScriptDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Runs one script: `transactions` in all from `clients` clients; returns pgbench's
-/// transactions per second (without the initial connection time).
+/// Runs one script, given on pgbench's standard input (no file to leave behind):
+/// `transactions` in all from `clients` clients; returns pgbench's transactions
+/// per second (without the initial connection time).
 pub fn run(
     pgbench: &Path,
     conninfo: &str,
-    script: &Path,
+    script: &str,
     clients: usize,
     transactions: usize,
 ) -> Result<f64, BenchError> {
-    let out = Command::new(pgbench)
-        .args(["-n", "-M", "prepared", "-j", "2"])
+    let mut child = Command::new(pgbench)
+        .args(["-n", "-M", "prepared", "-j", "2", "-f", "-"])
         .arg(format!("-c{clients}"))
         .arg(format!("-t{}", transactions / clients))
-        .arg("-f")
-        .arg(script)
         .arg(conninfo)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| BenchError::Pgbench(format!("could not run {}: {e}", pgbench.display())))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // pgbench reads the whole script before it connects; closing stdin ends it.
+        stdin
+            .write_all(script.as_bytes())
+            .map_err(|e| BenchError::Pgbench(format!("could not give pgbench its script: {e}")))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| BenchError::Pgbench(format!("{}: {e}", pgbench.display())))?;
     let said = String::from_utf8_lossy(&out.stdout);
     let tps = said
         .lines()
@@ -107,9 +93,8 @@ pub fn run(
     match tps {
         Some(tps) if out.status.success() => Ok(tps),
         _ => Err(BenchError::Pgbench(format!(
-            "{} on {}: {}{}",
+            "{}: {}{}\nThe script:\n{script}",
             pgbench.display(),
-            script.display(),
             said.trim(),
             String::from_utf8_lossy(&out.stderr).trim()
         ))),

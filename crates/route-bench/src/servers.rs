@@ -134,7 +134,7 @@ async fn harness_server(schema: Schema) -> Result<Server, BenchError> {
         BackendChoice::Local => "local binaries",
     };
     let facts = format!(
-        "{} ({how}); {}",
+        "{}; {}; its data directory is on the server's machine, out of the bench's sight",
         backend.description,
         settings(&options).await?
     );

@@ -70,10 +70,10 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slow_request_does_not_starve_requests_for_other_keys() {
     let db = TestDb::create(reference_schema()).await;
-    // The harness's 2 s acquire timeout: bounded code gets the other key its
-    // connection in about 1 s (the duplicates queued ahead of it go through 4
-    // connections, 250 ms a round); starved, it times out at 2 s.
-    let size = PoolSize::of(5);
+    // Bounded code gets the other key its connection in about 1 s (the duplicates
+    // queued ahead of it go through 4 connections, 250 ms a round); starved, it
+    // times out at 2 s.
+    let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(2));
     let pool = db.pool(size);
 
     // How long the request for the other key took, queue for a connection included

@@ -12,6 +12,11 @@
 //! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
 //! test databases are dropped when their [`TestDb`] is dropped (also while a test
 //! panics), and the server goes away with the test process.
+//!
+//! Beside it: [`WireRelay`] sits between a pool and the server and reads the
+//! protocol (what was sent, and whether a transaction block was open), and
+//! [`LocalCluster`] starts a cluster of its own with other settings or in another
+//! place (the route benchmark's production-like server), with the same clean-up.
 
 mod backend;
 mod burst;

@@ -4,7 +4,7 @@
 //! only a bounded time for a request in flight.
 
 use harness::{
-    Outcome, PoolSize, ReplyKind, TestDb, fire_while_first_is_held, reference_schema,
+    Outcome, PoolSize, ReplyKind, TestDb, WireRelay, fire_while_first_is_held, reference_schema,
     slow_first_request,
 };
 use payment_model::{PaymentRequest, Reply};
@@ -82,6 +82,42 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
     );
 }
 // ANCHOR_END: one_statement
+
+// ANCHOR: autocommit
+#[tokio::test]
+async fn a_new_key_is_one_statement_sent_outside_any_transaction_block() {
+    let db = TestDb::create(reference_schema()).await;
+    // Every message between the pool and PostgreSQL goes through the relay, which
+    // reads them: the statements sent, and whether a transaction block was open
+    // each time the server said it was ready for the next command.
+    let relay = WireRelay::start(db.options()).await;
+    let pool = relay.pool(PoolSize::of(1));
+    drop(
+        pool.acquire()
+            .await
+            .expect("a connection through the relay"),
+    );
+    relay.take(); // The connection's start-up is not what is looked at.
+
+    let reply = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("a new key pays");
+    let wire = relay.take();
+
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert!(
+        wire.queries.is_empty() && !wire.saw_transaction_block(),
+        "a new key must be paid in autocommit: no BEGIN, no COMMIT, never a transaction block \
+         open. On the wire: {wire}. Send the one statement on the pool itself \
+         (`.fetch_optional(pool)`), not inside `pool.begin()`: a single statement is its own \
+         transaction. Run `just hint 10`."
+    );
+    assert_eq!(
+        wire.executes, 1,
+        "one statement executed for a new key. On the wire: {wire}"
+    );
+}
+// ANCHOR_END: autocommit
 
 // ANCHOR: burst
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -19,7 +19,10 @@ const REQUESTS: usize = 20;
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connections: u32) {
     let db = TestDb::create(reference_schema()).await;
-    let size = PoolSize::of(connections);
+    // A healthy burst of 20 through 5 connections takes milliseconds; a deadlocked
+    // pool is caught at the first timeout, and each timeout that rescues a waiter
+    // can add one more: 1 s keeps that short.
+    let size = PoolSize::of(connections).with_acquire_timeout(Duration::from_secs(1));
     let pool = db.pool(size);
     let body = PaymentRequest {
         order_id: 1,
@@ -67,7 +70,10 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slow_request_does_not_starve_requests_for_other_keys() {
     let db = TestDb::create(reference_schema()).await;
-    let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(3));
+    // Bounded code gets the other key its connection in about 1 s (the duplicates
+    // queued ahead of it go through 4 connections, 250 ms a round); starved, it
+    // times out at 2 s.
+    let size = PoolSize::of(5).with_acquire_timeout(Duration::from_secs(2));
     let pool = db.pool(size);
 
     // How long the request for the other key took, queue for a connection included

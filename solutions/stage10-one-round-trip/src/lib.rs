@@ -29,7 +29,7 @@ pub const IN_FLIGHT_WAIT: &str = "250ms";
 /// wait for a key in flight is bounded; the previous setting is put back in a
 /// subquery that depends on the inserted key row, so the payment runs under the
 /// operators' setting.
-const PAY_ONCE: &str = "
+pub const PAY_ONCE: &str = "
 WITH previous AS MATERIALIZED (
     SELECT current_setting('lock_timeout') AS lock_timeout
 ),

@@ -92,7 +92,8 @@ async fn a_pool_as_large_as_the_burst_hides_the_deadlock() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn without_a_bounded_wait_a_slow_request_starves_a_pool_of_5() {
     let db = TestDb::create(reference_schema()).await;
-    let pool = db.pool(PoolSize::of(5).with_acquire_timeout(Duration::from_secs(3)));
+    // The acquire timeout of stage 5's slow-request test, which this one mirrors.
+    let pool = db.pool(PoolSize::of(5).with_acquire_timeout(Duration::from_secs(2)));
     // Stage 4's answer: correct, and no bound on the wait for the key's lock.
     let slow = slow_first_request(&db, &pool, |key, body| {
         let pool = pool.clone();

@@ -100,7 +100,7 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
 // ANCHOR_END: handler
 
 /// The reply as an HTTP response: refusals as `application/problem+json`.
-fn respond(reply: Reply) -> Response {
+pub fn respond(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
         "application/problem+json"

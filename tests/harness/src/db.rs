@@ -149,12 +149,7 @@ impl TestDb {
 
     /// A pool on this database, connections opened lazily as callers ask for them.
     pub fn pool(&self, size: PoolSize) -> PgPool {
-        PgPoolOptions::new()
-            .max_connections(size.max_connections)
-            .acquire_timeout(size.acquire_timeout)
-            // A fresh test database has nothing to check; skip the round trip.
-            .test_before_acquire(false)
-            .connect_lazy_with(self.options.clone())
+        pool_on(&self.options, size)
     }
 
     /// A pool whose connections are all open before the test starts, so that a
@@ -350,6 +345,16 @@ fn drop_database(admin: PgConnectOptions, name: String) {
         }
         let _ = conn.close().await;
     });
+}
+
+/// A pool on `options`, connections opened lazily as callers ask for them.
+pub(crate) fn pool_on(options: &PgConnectOptions, size: PoolSize) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(size.max_connections)
+        .acquire_timeout(size.acquire_timeout)
+        // A fresh test database has nothing to check; skip the round trip.
+        .test_before_acquire(false)
+        .connect_lazy_with(options.clone())
 }
 
 /// How `CREATE DATABASE` copies its template. PostgreSQL 15 copies it block by

@@ -12,6 +12,11 @@
 //! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
 //! test databases are dropped when their [`TestDb`] is dropped (also while a test
 //! panics), and the server goes away with the test process.
+//!
+//! Beside it: [`WireRelay`] sits between a pool and the server and reads the
+//! protocol (what was sent, and whether a transaction block was open), and
+//! [`LocalCluster`] starts a cluster of its own with other settings or in another
+//! place (the route benchmark's production-like server), with the same clean-up.
 
 mod backend;
 mod burst;
@@ -22,6 +27,7 @@ mod engine;
 mod gate;
 mod local;
 pub mod provider;
+mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
@@ -38,7 +44,10 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
-pub use local::{Binaries, find_binaries, server_account};
+pub use local::{
+    Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
+};
+pub use wire::{WireLog, WireRelay};
 
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {

@@ -251,44 +251,146 @@ fn in_memory_with_room(dir: &Path) -> Result<(), String> {
 
 /// Starts a cluster for this process.
 pub async fn start() -> Result<Backend, NoServer> {
+    let scratch = scratch_dir().map_err(NoServer::new)?;
+    start_in(scratch, &[]).await.map(|cluster| {
+        // The tests' cluster lives as long as the process: its supervisor is
+        // stopped at exit, not by a drop.
+        let backend = cluster.backend.clone();
+        std::mem::forget(cluster);
+        backend
+    })
+}
+
+/// How a cluster a benchmark starts differs from the tests' throwaway one.
+#[derive(Debug, Clone, Default)]
+pub struct ClusterSettings {
+    /// Where its directory goes; `None`: where the tests' cluster would go.
+    pub place: Option<PathBuf>,
+    /// `fsync`, `synchronous_commit` and `full_page_writes` on, as in production,
+    /// instead of the tests' `fsync=off`.
+    pub durable: bool,
+}
+
+/// A cluster of its own, beside the tests' one, stopped and deleted when dropped
+/// (also while a panic unwinds; at exit; and by its supervisor if the process is
+/// killed).
+pub struct LocalCluster {
+    pub backend: Backend,
+    /// Its directory: the data directory is `data` inside, the socket is here.
+    pub run_dir: PathBuf,
+    pub binaries: Binaries,
+    supervisor: u64,
+}
+
+impl LocalCluster {
+    pub async fn start(settings: ClusterSettings) -> Result<LocalCluster, NoServer> {
+        let scratch = match settings.place {
+            Some(dir) => ScratchDir {
+                why: "chosen by the caller".to_owned(),
+                dir,
+            },
+            None => scratch_dir().map_err(NoServer::new)?,
+        };
+        let durable: &[String] = &[
+            "-c".into(),
+            "fsync=on".into(),
+            "-c".into(),
+            "synchronous_commit=on".into(),
+            "-c".into(),
+            "full_page_writes=on".into(),
+        ];
+        start_in(scratch, if settings.durable { durable } else { &[] }).await
+    }
+
+    /// libpq's connection string for a database of this cluster (for `psql`, `pgbench`).
+    pub fn conninfo(&self, database: &str) -> String {
+        format!(
+            "host={} port=5432 user=postgres dbname={database}",
+            self.run_dir.display()
+        )
+    }
+}
+
+impl Drop for LocalCluster {
+    fn drop(&mut self) {
+        stop_supervisor(self.supervisor);
+    }
+}
+
+async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalCluster, NoServer> {
     let started = Instant::now();
     let binaries = find_binaries().map_err(NoServer::new)?;
     let account = server_account().map_err(NoServer::new)?;
     // `postgres --version` takes a process start; it runs while the cluster starts.
     let version = Version::ask(&binaries).map_err(NoServer::new)?;
-    let scratch = scratch_dir().map_err(NoServer::new)?;
     reachable_by(&scratch.dir, account.as_deref()).map_err(NoServer::new)?;
     let cache =
         cached_data_dir(&binaries, account.as_deref(), &scratch.dir).map_err(NoServer::new)?;
-    let server = Supervised::spawn(&binaries, &cache, account.as_deref(), &scratch.dir)
-        .map_err(NoServer::new)?;
+    let server = Supervised::spawn(
+        &binaries,
+        &cache,
+        account.as_deref(),
+        &scratch.dir,
+        settings,
+    )
+    .map_err(NoServer::new)?;
     let admin = PgConnectOptions::new()
         .socket(&server.run_dir)
         .port(5432)
         .username("postgres")
         .database("postgres");
-    let max_connections = wait_until_ready(&admin, &server.run_dir)
-        .await
-        .map_err(NoServer::new)?;
+    let max_connections = match wait_until_ready(&admin, &server.run_dir).await {
+        Ok(max) => max,
+        Err(e) => {
+            stop_supervisor(server.id);
+            return Err(NoServer::new(e));
+        }
+    };
     let version = version.answer();
     let as_whom = match &account {
         Some(user) => format!(", run as user {user} because we are root"),
         None => String::new(),
     };
-    Ok(Backend {
-        choice: BackendChoice::Local,
-        admin,
-        description: format!(
-            "{version} from local binaries in {} (found by {}){as_whom}, in {} ({}), \
-             started in {:.2} s",
-            binaries.bindir.display(),
-            binaries.found_by,
-            scratch.dir.display(),
-            scratch.why,
-            started.elapsed().as_secs_f64()
-        ),
-        max_connections,
+    Ok(LocalCluster {
+        backend: Backend {
+            choice: BackendChoice::Local,
+            admin,
+            description: format!(
+                "{version} from local binaries in {} (found by {}){as_whom}, in {} ({}), \
+                 started in {:.2} s",
+                binaries.bindir.display(),
+                binaries.found_by,
+                scratch.dir.display(),
+                scratch.why,
+                started.elapsed().as_secs_f64()
+            ),
+            max_connections,
+        },
+        run_dir: server.run_dir,
+        binaries,
+        supervisor: server.id,
     })
+}
+
+/// The file system `path` is on ("tmpfs", "ext4", ...), from the longest mount
+/// point above it in `/proc/self/mounts`.
+pub fn file_system_of(path: &Path) -> Option<String> {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    let path = path.canonicalize().ok()?;
+    mounts
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (_, point, fs_type) = (fields.next()?, fields.next()?, fields.next()?);
+            path.starts_with(point)
+                .then(|| (point.len(), fs_type.to_owned()))
+        })
+        // The last of the longest: a later mount on the same point hides earlier ones.
+        .fold(None, |best: Option<(usize, String)>, each| match best {
+            Some(b) if b.0 > each.0 => Some(b),
+            _ => Some(each),
+        })
+        .map(|(_, fs_type)| fs_type)
 }
 
 /// `postgres --version`, asked in the background.
@@ -489,15 +591,15 @@ fn run_shell(script: &str, args: &[&str]) -> Result<String, String> {
 const SUPERVISOR: &str = r#"
 trap '' INT TERM HUP
 run=$1 postgres=$2 user=$3
+shift 3
 if read -r go && [ "$go" = go ]; then
-  if [ -n "$user" ]; then
-    set -- setpriv "--reuid=$user" "--regid=$user" --init-groups -- "$postgres"
-  else
-    set -- "$postgres"
-  fi
-  "$@" -D "$run/data" -k "$run" -p 5432 \
+  # Account names hold no blanks: an empty $as expands to no word at all.
+  as=
+  [ -z "$user" ] || as="setpriv --reuid=$user --regid=$user --init-groups --"
+  # The arguments left are settings that override these (a later -c wins).
+  $as "$postgres" -D "$run/data" -k "$run" -p 5432 \
     -c listen_addresses= -c fsync=off -c full_page_writes=off -c max_connections=300 \
-    -c autovacuum=off -c log_min_messages=fatal -c shared_buffers=64MB \
+    -c autovacuum=off -c log_min_messages=fatal -c shared_buffers=64MB "$@" \
     >"$run/postgres.log" 2>&1 </dev/null &
   pid=$!
   echo "started"
@@ -510,18 +612,25 @@ rm -rf "$run"
 
 struct Supervised {
     run_dir: PathBuf,
+    /// Which entry of [`SUPERVISORS`] is this cluster's.
+    id: u64,
 }
 
-static SUPERVISOR_CHILD: Mutex<Option<Child>> = Mutex::new(None);
+/// Every supervisor this process started, by id: the tests' cluster, and any
+/// [`LocalCluster`] a benchmark starts beside it.
+static SUPERVISORS: Mutex<Vec<(u64, Child)>> = Mutex::new(Vec::new());
+static NEXT_SUPERVISOR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Supervised {
     /// Starts the supervisor, copies the cached data directory into a directory
-    /// of this process, and has the server started on it.
+    /// of this process, and has the server started on it with `settings` (each a
+    /// `-c name=value` pair that overrides the throwaway defaults).
     fn spawn(
         binaries: &Binaries,
         cache: &Path,
         account: Option<&str>,
         scratch: &Path,
+        settings: &[String],
     ) -> Result<Self, String> {
         use std::os::unix::process::CommandExt;
         let nanos = std::time::SystemTime::now()
@@ -536,6 +645,7 @@ impl Supervised {
             .arg(&run_dir)
             .arg(binaries.postgres())
             .arg(account.unwrap_or(""))
+            .args(settings)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -543,30 +653,33 @@ impl Supervised {
             .spawn()
             .map_err(|e| format!("local binaries: could not start the supervisor shell: {e}"))?;
         let stdout = child.stdout.take();
-        if let Ok(mut slot) = SUPERVISOR_CHILD.lock() {
-            *slot = Some(child);
+        let id = NEXT_SUPERVISOR.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut all) = SUPERVISORS.lock() {
+            all.push((id, child));
         }
-        at_exit(stop_supervisor);
+        static HOOKED: std::sync::Once = std::sync::Once::new();
+        HOOKED.call_once(|| at_exit(stop_every_supervisor));
         let owner = account.map(owner_ids).transpose()?;
         if let Err(e) = copy_data_dir(cache, &run_dir, owner) {
-            stop_supervisor();
+            stop_supervisor(id);
             return Err(format!(
                 "local binaries: could not copy the cached data directory {} into {}: {e}",
                 cache.display(),
                 run_dir.display()
             ));
         }
-        let told = SUPERVISOR_CHILD.lock().ok().and_then(|mut slot| {
-            let stdin = slot.as_mut()?.stdin.as_mut()?;
-            stdin.write_all(b"go\n").ok()
+        let told = SUPERVISORS.lock().ok().and_then(|mut all| {
+            let (_, child) = all.iter_mut().find(|(each, _)| *each == id)?;
+            child.stdin.as_mut()?.write_all(b"go\n").ok()
         });
         let mut first = String::new();
         if let (Some(()), Some(stdout)) = (told, stdout) {
             let _ = BufReader::new(stdout).read_line(&mut first);
         }
         if first.trim() == "started" {
-            Ok(Self { run_dir })
+            Ok(Self { run_dir, id })
         } else {
+            stop_supervisor(id);
             Err(format!("local binaries: the supervisor said {first:?}"))
         }
     }
@@ -625,17 +738,31 @@ fn copy_tree(from: &Path, to: &Path, owner: Option<(u32, u32)>) -> std::io::Resu
     Ok(())
 }
 
-/// Closes the supervisor's stdin and waits (bounded) until it has stopped the
+/// Closes supervisor `id`'s stdin and waits (bounded) until it has stopped the
 /// server and removed its directory, so that nothing is left when `cargo test`
 /// returns.
-fn stop_supervisor() {
-    let Some(mut child) = SUPERVISOR_CHILD
-        .lock()
-        .ok()
-        .and_then(|mut slot| slot.take())
-    else {
+fn stop_supervisor(id: u64) {
+    let Some(child) = SUPERVISORS.lock().ok().and_then(|mut all| {
+        let at = all.iter().position(|(each, _)| *each == id)?;
+        Some(all.remove(at).1)
+    }) else {
         return;
     };
+    wait_for_clean_up(child);
+}
+
+/// At exit: every supervisor still running, each given its bounded wait.
+fn stop_every_supervisor() {
+    let all = SUPERVISORS
+        .lock()
+        .map(|mut all| std::mem::take(&mut *all))
+        .unwrap_or_default();
+    for (_, child) in all {
+        wait_for_clean_up(child);
+    }
+}
+
+fn wait_for_clean_up(mut child: Child) {
     drop(child.stdin.take());
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {

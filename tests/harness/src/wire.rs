@@ -1,0 +1,297 @@
+//! A relay between a pool and PostgreSQL that reads what the client sends.
+//!
+//! It forwards every byte both ways, unchanged, and parses the protocol's
+//! messages on the way (PostgreSQL's frontend/backend protocol 3.0): the client's
+//! simple queries (`Query`), the statements it prepares (`Parse`), how many times
+//! it binds, executes and syncs, and the transaction status of every
+//! `ReadyForQuery` the server sends (`I` idle, `T` in a transaction block, `E` in
+//! a failed one). A test can so prove what went over the wire, e.g. "one
+//! statement, and never inside a transaction block", for any server the harness
+//! uses.
+//!
+//! The relay listens on a Unix socket in a directory of its own; a small
+//! supervisor shell removes that directory when the relay is dropped, or when
+//! the test process exits for any reason, even `kill -9` (as `local.rs` does for
+//! the cluster).
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgSslMode};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+
+use crate::PoolSize;
+
+/// What the client sent, and the server's transaction status, message by message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WireLog {
+    /// The text of every simple query (`Query` message), e.g. `BEGIN`.
+    pub queries: Vec<String>,
+    /// The text of every statement prepared (`Parse` message).
+    pub parses: Vec<String>,
+    pub binds: usize,
+    pub executes: usize,
+    pub syncs: usize,
+    /// The transaction status of every `ReadyForQuery`, in order: `I`, `T` or `E`.
+    pub ready: String,
+}
+
+impl WireLog {
+    /// Whether a transaction block was open at any `ReadyForQuery`.
+    pub fn saw_transaction_block(&self) -> bool {
+        self.ready.contains(['T', 'E'])
+    }
+}
+
+impl std::fmt::Display for WireLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let short = |text: &String| {
+            let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            match one_line.char_indices().nth(60) {
+                Some((at, _)) => format!("{:?}...", &one_line[..at]),
+                None => format!("{one_line:?}"),
+            }
+        };
+        let queries: Vec<String> = self.queries.iter().map(short).collect();
+        let parses: Vec<String> = self.parses.iter().map(short).collect();
+        write!(
+            f,
+            "simple queries [{}]; statements prepared [{}]; {} bind(s), {} execute(s), {} sync(s); \
+             transaction status at each ReadyForQuery: {:?} (I idle, T in a transaction block)",
+            queries.join(", "),
+            parses.join(", "),
+            self.binds,
+            self.executes,
+            self.syncs,
+            self.ready
+        )
+    }
+}
+
+pub struct WireRelay {
+    options: PgConnectOptions,
+    log: Arc<Mutex<WireLog>>,
+    /// Removes the socket's directory once its stdin closes.
+    janitor: Option<Child>,
+}
+
+/// Removes the directory `$1` once stdin closes.
+const JANITOR: &str = r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+
+impl WireRelay {
+    /// Starts a relay to the server of `upstream`; connect through [`Self::options`].
+    pub async fn start(upstream: &PgConnectOptions) -> WireRelay {
+        use std::os::unix::process::CommandExt;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir =
+            std::env::temp_dir().join(format!("workbook-wire.{}.{nanos}", std::process::id()));
+        let janitor = Command::new("sh")
+            .arg("-c")
+            .arg(JANITOR)
+            .arg("sh")
+            .arg(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        let janitor = match janitor {
+            Ok(janitor) => janitor,
+            Err(e) => panic!("harness: the wire relay could not start sh: {e}"),
+        };
+        if let Err(e) = std::fs::create_dir(&dir) {
+            panic!(
+                "harness: the wire relay could not create {}: {e}",
+                dir.display()
+            );
+        }
+        let port = upstream.get_port();
+        let listener = match UnixListener::bind(dir.join(format!(".s.PGSQL.{port}"))) {
+            Ok(listener) => listener,
+            Err(e) => panic!(
+                "harness: the wire relay could not listen in {}: {e}",
+                dir.display()
+            ),
+        };
+        let log = Arc::new(Mutex::new(WireLog::default()));
+        let server = Upstream::of(upstream);
+        let seen = log.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                tokio::spawn(relay(client, server.clone(), seen.clone()));
+            }
+        });
+        WireRelay {
+            options: upstream.clone().socket(&dir).ssl_mode(PgSslMode::Disable),
+            log,
+            janitor: Some(janitor),
+        }
+    }
+
+    /// `upstream`'s options, through the relay.
+    pub fn options(&self) -> &PgConnectOptions {
+        &self.options
+    }
+
+    /// A pool through the relay, with the harness's settings (no ping before an
+    /// acquire: it would show on the wire).
+    pub fn pool(&self, size: PoolSize) -> PgPool {
+        crate::db::pool_on(&self.options, size)
+    }
+
+    /// What was seen since the last call (or the start), and a fresh log.
+    pub fn take(&self) -> WireLog {
+        self.log
+            .lock()
+            .map(|mut log| std::mem::take(&mut *log))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for WireRelay {
+    fn drop(&mut self) {
+        if let Some(mut janitor) = self.janitor.take() {
+            drop(janitor.stdin.take());
+            let _ = janitor.wait();
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Upstream {
+    Socket(PathBuf),
+    Tcp(String, u16),
+}
+
+impl Upstream {
+    fn of(options: &PgConnectOptions) -> Upstream {
+        match options.get_socket() {
+            Some(dir) => Upstream::Socket(dir.join(format!(".s.PGSQL.{}", options.get_port()))),
+            None => Upstream::Tcp(options.get_host().to_owned(), options.get_port()),
+        }
+    }
+}
+
+async fn relay(client: UnixStream, upstream: Upstream, log: Arc<Mutex<WireLog>>) {
+    match upstream {
+        Upstream::Socket(path) => {
+            if let Ok(server) = UnixStream::connect(path).await {
+                pump(client, server, log).await;
+            }
+        }
+        Upstream::Tcp(host, port) => {
+            if let Ok(server) = TcpStream::connect((host.as_str(), port)).await {
+                let _ = server.set_nodelay(true);
+                pump(client, server, log).await;
+            }
+        }
+    }
+}
+
+async fn pump<S>(mut client: UnixStream, mut server: S, log: Arc<Mutex<WireLog>>)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    // The client's first message has no type byte: a startup message (or a cancel
+    // request), possibly after requests for encryption, which the relay refuses
+    // itself (`N`, as a server without TLS does) so the rest can be read.
+    loop {
+        let Some(length) = read_exact(&mut client, 4).await else {
+            return;
+        };
+        let n = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
+        let Some(rest) = read_exact(&mut client, n.saturating_sub(4)).await else {
+            return;
+        };
+        let code = rest
+            .get(..4)
+            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
+        // 80877103 SSLRequest, 80877104 GSSENCRequest.
+        if matches!(code, Some(80_877_103 | 80_877_104)) {
+            if client.write_all(b"N").await.is_err() {
+                return;
+            }
+            continue;
+        }
+        if server.write_all(&[length, rest].concat()).await.is_err() {
+            return;
+        }
+        break;
+    }
+    let (client_read, client_write) = tokio::io::split(client);
+    let (server_read, server_write) = tokio::io::split(server);
+    let frontend = copy_parsed(client_read, server_write, Side::Frontend, log.clone());
+    let backend = copy_parsed(server_read, client_write, Side::Backend, log);
+    // When one side ends, the other is ended too.
+    tokio::select! {
+        () = frontend => {}
+        () = backend => {}
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Frontend,
+    Backend,
+}
+
+/// Copies typed messages (a type byte, a length, a body) from `from` to `to`,
+/// logging the ones of interest.
+async fn copy_parsed<R, W>(mut from: R, mut to: W, side: Side, log: Arc<Mutex<WireLog>>)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    loop {
+        let Some(head) = read_exact(&mut from, 5).await else {
+            return;
+        };
+        let n = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let Some(body) = read_exact(&mut from, n.saturating_sub(4)).await else {
+            return;
+        };
+        record(&log, side, head[0], &body);
+        if to.write_all(&[head, body].concat()).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_exact<R: AsyncRead + Unpin>(from: &mut R, n: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    from.read_exact(&mut buf).await.ok()?;
+    Some(buf)
+}
+
+fn record(log: &Arc<Mutex<WireLog>>, side: Side, kind: u8, body: &[u8]) {
+    let Ok(mut log) = log.lock() else {
+        return;
+    };
+    let text = |bytes: &[u8]| {
+        let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+        String::from_utf8_lossy(&bytes[..end]).into_owned()
+    };
+    match (side, kind) {
+        (Side::Frontend, b'Q') => log.queries.push(text(body)),
+        (Side::Frontend, b'P') => {
+            // The statement's name, then its text.
+            let name_end = body.iter().position(|b| *b == 0).unwrap_or(body.len());
+            log.parses
+                .push(text(body.get(name_end + 1..).unwrap_or(&[])));
+        }
+        (Side::Frontend, b'B') => log.binds += 1,
+        (Side::Frontend, b'E') => log.executes += 1,
+        (Side::Frontend, b'S') => log.syncs += 1,
+        (Side::Backend, b'Z') => {
+            if let Some(status) = body.first() {
+                log.ready.push(char::from(*status));
+            }
+        }
+        _ => {}
+    }
+}

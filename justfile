@@ -81,6 +81,11 @@ probe URL *FLAGS:
 api *FLAGS:
     @{{runner}} api {{FLAGS}}
 
+# Probe the Python and TypeScript servers of servers/ (each on a database of its own); installs them first with servers/setup.sh
+probe-servers *ARGS:
+    servers/setup.sh
+    cargo test -p probe-servers {{ARGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

@@ -11,13 +11,13 @@
 #[path = "../tests/server/mod.rs"]
 mod server;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
 use probe::{CheckId, Options, Report, Verdict};
-use server::external::ExternalServer;
+use server::external::{ExternalServer, article_api, article_schema, missing_setup, servers_dir};
 use server::{Shape, serve, serve_shape};
 
 /// A row of the table: what was probed.
@@ -65,6 +65,10 @@ fn main() -> ExitCode {
             .and_then(|at| args.get(at + 1))
             .map(PathBuf::from)
     };
+    if with_servers && let Some(missing) = missing_setup(&servers_dir()) {
+        eprintln!("probe_results --with-servers: {missing}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -135,32 +139,34 @@ async fn table(with_servers: bool) -> Result<String, String> {
 
 /// Serves the subject on a database of its own and probes it with its effects counted.
 async fn probe(subject: &Subject) -> Result<Report, String> {
-    let db = TestDb::create(reference_schema()).await;
+    let schema = match subject {
+        Subject::External(_) => article_schema(),
+        _ => reference_schema(),
+    };
+    let db = TestDb::create(schema).await;
     let mut external = None;
-    let addr = match subject {
-        Subject::ModelAnswer => serve(stage6::router(db.pool(PoolSize::of(10)))).await,
-        Subject::Wrong(shape) => serve_shape(&db, *shape).await,
+    let mut options = match subject {
+        Subject::ModelAnswer => {
+            let addr = serve(stage6::router(db.pool(PoolSize::of(10)))).await;
+            Options::new(format!("http://{addr}"))
+                .counting(db.url(), "select count(*) from payments")
+        }
+        Subject::Wrong(shape) => {
+            let addr = serve_shape(&db, *shape).await;
+            Options::new(format!("http://{addr}"))
+                .counting(db.url(), "select count(*) from payments")
+        }
         Subject::External(name) => {
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../servers/start.sh");
-            let server = ExternalServer::start(&script, name, &db.url())?;
-            let addr = ([127, 0, 0, 1], server.port).into();
+            let server = ExternalServer::start(&servers_dir(), name, &db.url())?;
+            let url = format!("http://127.0.0.1:{}", server.port);
             external = Some(server);
-            addr
+            article_api(url, db.url())
         }
     };
-    let mut options = Options::new(format!("http://{addr}"));
-    if external.is_some() {
-        // The article's API, in Portuguese.
-        options.path = "/pagamentos".to_owned();
-        options.body = r#"{"pedidoId": {n}, "valor": 100}"#.to_owned();
-        options.other_body = r#"{"pedidoId": {n}, "valor": 999}"#.to_owned();
-        options = options.counting(db.url(), "select count(*) from pagamentos");
-    } else {
-        options = options.counting(db.url(), "select count(*) from payments");
-    }
     // Deadlocked requests are given up on after this: short, for a short run.
     options.timeout = Duration::from_secs(2);
     let report = probe::run(&options).await.map_err(|e| e.to_string());
+    // Stopped before its database is dropped.
     drop(external);
     report
 }

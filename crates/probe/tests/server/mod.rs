@@ -2,7 +2,8 @@
 //! shapes of earlier stages behind the same HTTP route (key parsing, refusals as
 //! problems), so that only what they do with PostgreSQL differs.
 
-// Used by examples/probe_results.rs (the other languages' rows), not by the tests yet.
+// Used by examples/probe_results.rs (the other languages' rows) and by
+// tests/probe-servers, not by the tests of this package.
 #[allow(dead_code)]
 pub mod external;
 

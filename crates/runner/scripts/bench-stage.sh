@@ -23,12 +23,17 @@ mapfile -t files < <(awk -v n="$n" '
     inside && /^edit = / { gsub(/^edit = \[|\]$/, ""); gsub(/"/, ""); gsub(/, */, "\n"); print }
 ' stages.toml)
 
+# The figures of this run, in a directory of its own (two runs side by side must
+# not mix their figures), removed on exit.
+figures=$(mktemp -d)
+trap 'rm -rf "$figures"' EXIT
+
 "${stage[@]}" >/dev/null 2>&1 || true   # warm up: build the runner and the tests once
 # min / median / max of a column of numbers
 spread() { sort -n | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
 echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for mode in warm edit; do
-    : >"/tmp/bench-stage-$mode"
+    : >"$figures/$mode"
     for i in $(seq "$runs"); do
         if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
         start=$(date +%s%N)
@@ -36,11 +41,11 @@ for mode in warm edit; do
         end=$(date +%s%N)
         wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
         split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
-        echo "$wall" >>"/tmp/bench-stage-$mode"
+        echo "$wall" >>"$figures/$mode"
         printf 'stage %s, %-4s run %d: %5s s to the verdict (%s)\n' "$n" "$mode" "$i" "$wall" "${split:-no verdict line}"
     done
 done
 for mode in warm edit; do
-    printf 'stage %s, %-4s: %s (s, %d runs)\n' "$n" "$mode" "$(spread <"/tmp/bench-stage-$mode")" "$runs"
+    printf 'stage %s, %-4s: %s (s, %d runs)\n' "$n" "$mode" "$(spread <"$figures/$mode")" "$runs"
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/')"

@@ -2,8 +2,6 @@
 //! what there is to review: how it reads the key, reserves it, pays, stores and
 //! replays the answer.
 
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use payment_model::{PaymentRequest, Reply};
 
 pub use axum::Router;
@@ -59,19 +57,6 @@ pub fn request_hash(request: &PaymentRequest) -> String {
     stage4::request_hash(&request.to_body()).unwrap_or_default()
 }
 
-/// The reply as an HTTP response: refusals as `application/problem+json`.
-pub fn respond(reply: Reply) -> Response {
-    let status =
-        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let content_type = if status.is_client_error() || status.is_server_error() {
-        "application/problem+json"
-    } else {
-        "application/json"
-    };
-    (
-        status,
-        [(header::CONTENT_TYPE, content_type)],
-        reply.body.to_string(),
-    )
-        .into_response()
-}
+/// The reply as an HTTP response, as stage 6's route sends it: refusals as
+/// `application/problem+json`.
+pub use stage6::respond;

@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 pub mod external;
 
+use stage6::respond;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,8 +16,8 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::post;
 use harness::{PoolSize, TestDb};
 use payment_model::{PaymentError, RaceWindow, Reply};
@@ -124,19 +125,4 @@ async fn create(
         Err(PaymentError::InvalidBody(why)) => respond(Reply::invalid_body(&why.to_string())),
         Err(_) => respond(Reply::internal_error()),
     }
-}
-
-fn respond(reply: Reply) -> Response {
-    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let content_type = if status.is_success() {
-        "application/json"
-    } else {
-        "application/problem+json"
-    };
-    (
-        status,
-        [(header::CONTENT_TYPE, content_type)],
-        reply.body.to_string(),
-    )
-        .into_response()
 }

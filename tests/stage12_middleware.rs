@@ -497,12 +497,12 @@ async fn a_route_still_running_past_its_lease_is_run_again_by_a_duplicate() {
     let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
     let gate = PaymentGate::close(&db, 1).await;
     let first = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
-    gate.wait_until_held(&db, 1).await;
+    gate.wait_until_held_by(&db, 1, &first).await;
     // The first request is slower than the lease (its reservation moved back an hour).
     db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
         .await;
     let duplicate = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
-    gate.wait_until_held(&db, 2).await;
+    gate.wait_until_held_by(&db, 2, &duplicate).await;
     gate.open().await;
     let (first, duplicate) = within(CRASH_BOUND, "the two requests", async {
         (first.await, duplicate.await)

@@ -81,6 +81,14 @@ pub fn wrap(text: &str, indent: usize) -> String {
     out.join("\n")
 }
 
+/// `label` then `text`, wrapped so that the lines after the first start under the
+/// text, not under the label ("1/4 How many ...\n    payments ...").
+pub fn hanging(label: &str, text: &str) -> String {
+    let indent = label.chars().count();
+    let wrapped = wrap(text, indent);
+    format!("{label}{}", &wrapped[indent..])
+}
+
 /// Like [`wrap`], but keeps every line that fits as it is (a message may hold
 /// an aligned table); only longer lines are wrapped, at spaces.
 pub fn wrap_lines(text: &str, indent: usize) -> String {
@@ -260,6 +268,23 @@ pub fn line(prompt: &str) -> Result<Option<String>, Error> {
 #[cfg(test)]
 mod tests {
     use super::list_in;
+
+    #[test]
+    fn a_hanging_label_keeps_every_line_within_the_width() {
+        let question = "How many payments are made when twenty requests with one key arrive \
+                        while the first is held in its payment? "
+            .repeat(3);
+        let text = super::hanging("1/4 ", &question);
+        assert!(text.starts_with("1/4 How many"), "{text}");
+        let width = usize::from(super::width());
+        for line in text.lines().skip(1) {
+            assert!(
+                line.starts_with("    ") && !line.starts_with("     "),
+                "{text}"
+            );
+        }
+        assert!(text.lines().all(|l| l.chars().count() <= width), "{text}");
+    }
 
     #[test]
     fn a_long_list_of_cases_breaks_after_a_comma_never_inside_a_name() {

@@ -61,6 +61,20 @@ impl PaymentGate {
         .await;
     }
 
+    /// Like [`wait_until_held`](Self::wait_until_held), for the `n`th request,
+    /// running in `request`: fails at once, not at the bound, when that request
+    /// ends without reaching the gate (its handler panicked: a `todo!()` not yet
+    /// written, or it answered without paying).
+    pub async fn wait_until_held_by<T>(
+        &self,
+        db: &TestDb,
+        n: i64,
+        request: &tokio::task::JoinHandle<T>,
+    ) {
+        let what = format!("{n} request(s) to reach the payment gate");
+        wait_for_sessions_unless(db, HELD_AT_GATE, n, &what, || request.is_finished()).await;
+    }
+
     /// Lets the held payments go on.
     pub async fn open(mut self) {
         let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
@@ -187,6 +201,18 @@ async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usiz
 }
 
 async fn wait_for_sessions(db: &TestDb, count_sql: &'static str, n: i64, what: &str) {
+    wait_for_sessions_unless(db, count_sql, n, what, || false).await;
+}
+
+/// [`wait_for_sessions`], failing at once when `ended()` says the awaited
+/// request is over.
+async fn wait_for_sessions_unless(
+    db: &TestDb,
+    count_sql: &'static str,
+    n: i64,
+    what: &str,
+    ended: impl Fn() -> bool,
+) {
     let mut conn = db.connect().await;
     let deadline = Instant::now() + CONDITION_BOUND;
     loop {
@@ -197,6 +223,12 @@ async fn wait_for_sessions(db: &TestDb, count_sql: &'static str, n: i64, what: &
         if seen >= n {
             let _ = conn.close().await;
             return;
+        }
+        if ended() {
+            panic!(
+                "waiting for {what}: the request ended without getting there (see its panic \
+                 or its answer above; a todo!() not yet written?)"
+            );
         }
         if Instant::now() > deadline {
             panic!(

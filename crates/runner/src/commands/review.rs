@@ -217,7 +217,7 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
         let number = format!("{}/{} ", i + 1, review.items.len());
         println!(
             "{}",
-            console::style(ui::wrap(&format!("{number}{}", item.question), 0)).bold()
+            console::style(ui::hanging(&number, &item.question)).bold()
         );
         // "Not applicable" is offered only where it may be the answer.
         let offered = if item.may_not_apply { 4 } else { 3 };

@@ -131,8 +131,7 @@ fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<A
         // The question is printed (wrapped) above a short prompt: a prompt that
         // wraps confuses the terminal's redraw.
         let number = format!("{}/{count} ", i + 1);
-        let question = ui::wrap(&format!("{number}{}", p.question), 0);
-        let question = question.replace('\n', &format!("\n{}", " ".repeat(number.len())));
+        let question = ui::hanging(&number, &p.question);
         println!("{}", console::style(question).bold());
         let chosen = ui::select("Your prediction", &labels)?;
         let why = ui::line("Why? (optional, Enter to skip)")?;

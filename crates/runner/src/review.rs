@@ -291,6 +291,20 @@ pub struct Reviews {
     pub routes: BTreeMap<String, RouteReview>,
 }
 
+impl Reviews {
+    /// The routes of `review` whose review was graded, and their points: (routes,
+    /// points, out of).
+    pub fn totals(&self, review: &Review) -> (usize, u32, u32) {
+        review
+            .routes
+            .iter()
+            .filter_map(|r| self.routes.get(&r.name).and_then(|x| x.score))
+            .fold((0, 0, 0), |(n, p, o), (points, of)| {
+                (n + 1, p + points, o + of)
+            })
+    }
+}
+
 /// One item's grade: the verdict is right when it says "correct" of a correct item
 /// or "incorrect"/"absent" of a broken one (a point); the line of an "incorrect"
 /// fault is a second point when it falls in the fault's lines.
@@ -367,6 +381,23 @@ mod tests {
             (0, 1),
             "an item that applies is not answered by \"not applicable\""
         );
+    }
+
+    #[test]
+    fn the_totals_count_only_graded_reviews_of_known_routes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let review = Review::load(&root).expect("review/review.toml loads");
+        let graded = |score| RouteReview {
+            answers: BTreeMap::new(),
+            score,
+            reviewed_at: 0,
+        };
+        let mut reviews = Reviews::default();
+        reviews.routes.insert("A".into(), graded(Some((5, 8))));
+        reviews.routes.insert("B".into(), graded(Some((7, 7))));
+        reviews.routes.insert("C".into(), graded(None));
+        reviews.routes.insert("Z".into(), graded(Some((1, 1))));
+        assert_eq!(reviews.totals(&review), (2, 12, 15));
     }
 
     #[test]

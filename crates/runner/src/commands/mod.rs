@@ -142,24 +142,15 @@ fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
         return Ok(());
     }
     let review = crate::review::Review::load(&wb.root)?;
-    let reviews = state.reviews()?;
-    let scored: Vec<(u32, u32)> = review
-        .routes
-        .iter()
-        .filter_map(|r| reviews.routes.get(&r.name).and_then(|x| x.score))
-        .collect();
-    let (points, out_of) = scored
-        .iter()
-        .fold((0, 0), |(p, o), (points, of)| (p + points, o + of));
-    let line = if scored.is_empty() {
+    let (scored, points, out_of) = state.reviews()?.totals(&review);
+    let line = if scored == 0 {
         format!(
             "Review a route (`just review`): none of its {} routes reviewed yet.",
             review.routes.len()
         )
     } else {
         format!(
-            "Review a route (`just review`): {} of {} routes reviewed, {points} of {out_of} points.",
-            scored.len(),
+            "Review a route (`just review`): {scored} of {} routes reviewed, {points} of {out_of} points.",
             review.routes.len()
         )
     };

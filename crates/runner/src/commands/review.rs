@@ -319,19 +319,15 @@ fn show_verdicts(
 fn show_summary(review: &Review, reviews: &crate::review::Reviews) {
     ui::heading("Your reviews");
     let mut table = ui::table(["route", "points"]);
-    let (mut points, mut out_of) = (0, 0);
     for route in &review.routes {
-        let shown = match reviews.routes.get(&route.name).and_then(|r| r.score) {
-            Some((p, of)) => {
-                points += p;
-                out_of += of;
-                format!("{p} of {of}")
-            }
-            None if reviews.routes.contains_key(&route.name) => "not run yet".to_owned(),
+        let shown = match reviews.routes.get(&route.name).map(|r| r.score) {
+            Some(Some((p, of))) => format!("{p} of {of}"),
+            Some(None) => "not run yet".to_owned(),
             None => "not reviewed".to_owned(),
         };
         table.add_row([route.name.clone(), shown]);
     }
+    let (_, points, out_of) = reviews.totals(review);
     println!("{table}");
     if out_of > 0 {
         ui::note(&format!("  In all: {points} of {out_of} points."));

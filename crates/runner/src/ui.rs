@@ -118,7 +118,18 @@ fn list_in(items: &[String], indent: usize, columns: usize) -> String {
     let mut out = Vec::new();
     for item in items {
         let mut line = String::new();
-        for part in item.split_inclusive(", ") {
+        // Breaks after a comma; a name too long for a line of its own breaks after a
+        // `::` too (an rstest function's name, then its case), never inside a word.
+        let parts = item.split_inclusive(", ").flat_map(|part| {
+            let too_long = console::measure_text_width(part.trim_end()) > width;
+            let pieces: Vec<&str> = if too_long {
+                part.split_inclusive("::").collect()
+            } else {
+                vec![part]
+            };
+            pieces
+        });
+        for part in parts {
             let fits = console::measure_text_width(line.trim_end())
                 + console::measure_text_width(part.trim_end())
                 <= width;
@@ -284,6 +295,21 @@ mod tests {
             );
         }
         assert!(text.lines().all(|l| l.chars().count() <= width), "{text}");
+    }
+
+    #[test]
+    fn a_case_too_long_for_its_function_line_goes_on_the_next() {
+        let items = vec![
+            "a_failed_provider_call_is_answered_502_and_the_retry_charges_once::\
+             case_1_charge_then_drop_answer, case_2_fail_before_charging"
+                .to_owned(),
+        ];
+        let text = list_in(&items, 4, 80);
+        assert_eq!(
+            text,
+            "    a_failed_provider_call_is_answered_502_and_the_retry_charges_once::\n      \
+             case_1_charge_then_drop_answer, case_2_fail_before_charging"
+        );
     }
 
     #[test]

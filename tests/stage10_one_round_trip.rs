@@ -60,7 +60,7 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
         "the key, the payment and the answer must be written by ONE statement in ONE \
          transaction; saw {writes} row write(s) from {statements} statement(s) in \
          {transactions} transaction(s). Reserve the key, pay and store the answer in one \
-         data-modifying CTE. Run `just hint 10`."
+         data-modifying CTE. Run `cargo workbook hint 10`."
     );
     assert_eq!(
         writes, 2,
@@ -110,7 +110,7 @@ async fn a_new_key_is_one_statement_sent_outside_any_transaction_block() {
         "a new key must be paid in autocommit: no BEGIN, no COMMIT, never a transaction block \
          open. On the wire: {wire}. Send the one statement on the pool itself \
          (`.fetch_optional(pool)`), not inside `pool.begin()`: a single statement is its own \
-         transaction. Run `just hint 10`."
+         transaction. Run `cargo workbook hint 10`."
     );
     assert_eq!(
         wire.executes, 1,
@@ -198,7 +198,7 @@ async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
         "while the first request was still in flight, each of its 19 duplicates should be told \
          409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {}). \
          Bound the reserving INSERT's wait with `set_config('lock_timeout', ..., true)` inside \
-         the statement, and answer 409 on SQLSTATE 55P03. Run `just hint 10`.",
+         the statement, and answer 409 on SQLSTATE 55P03. Run `cargo workbook hint 10`.",
         slow.duplicates_answered_while_held
     );
     assert_eq!(
@@ -233,7 +233,7 @@ async fn a_later_retry_returns_the_same_body() {
         retry, first,
         "a retry gets the stored status and body, byte for byte. A 409 here means the key \
          row was committed without its answer: in one statement, an UPDATE cannot see the \
-         row a sibling CTE inserted, so insert the key row complete. Run `just hint 10`."
+         row a sibling CTE inserted, so insert the key row complete. Run `cargo workbook hint 10`."
     );
     assert_eq!(db.payment_count().await, 1);
 }

@@ -93,7 +93,7 @@ impl Setup {
         format!(
             "the card was charged {} time(s); the provider received the keys {:?}. A retry of our \
              request must be a retry at the provider: send it the key derived from the client, its \
-             key and the step (`derived_key`), never a fresh one. Run `just hint 11`.",
+             key and the step (`derived_key`), never a fresh one. Run `cargo workbook hint 11`.",
             self.charges(),
             self.provider_keys()
         )
@@ -283,7 +283,7 @@ async fn a_crash_after_each_phase_is_retried_into_one_charge(
         "the retry, after the dead request's lease expired, must finish the payment; it got \
          {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
          belongs to a request that died: take it over (renew its lease) and resume from its \
-         recovery point. Run `just hint 11`.",
+         recovery point. Run `cargo workbook hint 11`.",
         retry.reply
     );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
@@ -333,7 +333,7 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         (retry.reply.status, retry.replayed),
         (201, false),
         "the failed request released its lease (`locked_until = now()`): the retry must take \
-         the unfinished key over at once and finish the payment; it got {:?}. Run `just hint 11`.",
+         the unfinished key over at once and finish the payment; it got {:?}. Run `cargo workbook hint 11`.",
         retry.reply
     );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
@@ -531,7 +531,7 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
          Each slow payment held a pooled connection (and its key's lock) for as long as the \
          provider took: the provider was called inside the transaction. Commit the key as \
          'started' first, call the provider with no connection held, then record. \
-         Run `just hint 11`."
+         Run `cargo workbook hint 11`."
     );
     assert_eq!(s.charges(), 6, "five slow payments and the other key's");
 }

@@ -362,7 +362,7 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
         ["7s"],
         "the payment must run under the database's own lock_timeout (7s here): set it back \
          to what `current_setting('lock_timeout')` said before the reserving INSERT, not to \
-         '0', which would override the database's and the role's settings. Run `just hint 8`."
+         '0', which would override the database's and the role's settings. Run `cargo workbook hint 8`."
     );
 }
 

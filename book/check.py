@@ -293,7 +293,7 @@ def spoilers(prediction):
         if noun:
             said = rf"(?:{n}|{NUMBER_WORDS[n]})" if n in NUMBER_WORDS else str(n)
             out.append((f"{n} {prediction.get('metric')}",
-                        rf"(?<![\w,]){said}(?:\s*×\s*|(?:\s+(?!per\b|each\b|every\b)[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
+                        rf"(?<![\w,]){said}(?:\s*×\s*|(?:\s+(?!per\b|each\b|every\b|that\b|which\b|of\b)[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
             if n == 1 and prediction.get("metric") in ("payments", "charges"):
                 out.append(("once", r"\b(?:pays|paid|charged)\s+once\b"))
     return out
@@ -316,7 +316,25 @@ def unfolded_lines(text):
     return out
 
 
+# Predictions whose answer the stage must state to be built at all: a recall of the
+# spec, not a prediction. Each is listed with why; the check skips it in the chapter
+# (never in the goal) and says so in its notes.
+SPEC_STATES_THE_ANSWER = {
+    (10, "statements"): "stage 10 asks for one statement: the prediction checks that the learner's code is one",
+}
+
+
+def stage_line(n):
+    """The line of stages.toml where stage n's goal is (for error messages)."""
+    lines = STAGES.read_text(encoding="utf-8").split("\n")
+    at = next((i for i, line in enumerate(lines) if line.strip() == f"number = {n}"), 0)
+    return next((i + 1 for i in range(at, len(lines)) if lines[i].startswith("goal")), at + 1)
+
+
 def check_spoilers(chapter, text, stage):
+    """The goal, and the chapter as it reads with every answer folded, never state a
+    prediction's answer. The choice lists and the questions themselves are
+    stages.toml's own, asked as they are: they are not read."""
     n = stage["number"]
     goal = flat(stage.get("goal", ""))
     goal_para = re.search(r"^## Goal\n\n(.*?)(?:\n\n|\Z)", text, re.S | re.M)
@@ -326,26 +344,46 @@ def check_spoilers(chapter, text, stage):
               f"(the runner shows that one before the predictions; say the same thing): {goal!r}")
     predictions = stage.get("prediction", [])
     choices = {f"- {flat(c.get('label', ''))}" for p in predictions for c in p.get("choices", [])}
-    lines = [(k, line) for k, line in unfolded_lines(text) if flat(line) not in choices]
-    asked = {}
+    raw = text.split("\n")
+    asked = set()
     for prediction in predictions:
-        # The line where the chapter asks it: its first words, across line breaks and markup.
+        # The question's lines: from its first words to the end of its paragraph.
         words = flat(prediction.get("question", "")).split()[:6]
         found = re.search(r"[\s*`]+".join(map(re.escape, words)), text)
-        asked[prediction.get("id")] = text[: found.start()].count("\n") + 1 if found else len(text.split("\n"))
+        if found:
+            k = text[: found.start()].count("\n")
+            while k < len(raw) and raw[k].strip():
+                asked.add(k + 1)
+                k += 1
+    # The page as one text (a phrase may cross a line break), and where each line starts.
+    page, starts = "", []
+    for k, line in unfolded_lines(text):
+        if k in asked or flat(line) in choices:
+            continue
+        starts.append((len(page), k))
+        page += flat(line) + " "
     for prediction in predictions:
         pid = prediction.get("id", "?")
+        if (n, pid) in SPEC_STATES_THE_ANSWER:
+            notes.append(f"stage {n}, prediction `{pid}`: not checked in the chapter: "
+                         f"{SPEC_STATES_THE_ANSWER[(n, pid)]}")
+        reported = set()  # one error per place, with the first way it was said
         for what, pattern in spoilers(prediction):
             rx = re.compile(pattern, re.I)
-            if rx.search(goal):
-                error(STAGES, 1, f"stage {n}'s goal gives away prediction `{pid}`: it says {what} "
-                      "(the goal says what to build and why; what happened goes in `outcome`)")
-            before = " ".join(flat(line) for k, line in lines if k < asked[pid])
-            for other in predictions:  # the questions themselves are stages.toml's, asked as they are
-                before = before.replace(flat(other.get("question", "")), " ")
-            if rx.search(before):
-                error(chapter, asked[pid], f"stage {n}: the chapter gives away prediction `{pid}` "
-                      f"before asking it: it says {what} outside the folded answers")
+            said = rx.search(goal)
+            if said and "goal" not in reported:
+                reported.add("goal")
+                error(STAGES, stage_line(n), f"stage {n}'s goal gives away prediction `{pid}`: it says {what} "
+                      f"({said.group(0)!r}); the goal says what to build and why, what happened goes in `outcome`")
+            exempt = SPEC_STATES_THE_ANSWER.get((n, pid))
+            for hit in [] if exempt else rx.finditer(page):
+                line = max(k for offset, k in starts if offset <= hit.start())
+                if line in reported:
+                    continue
+                reported.add(line)
+                error(chapter, line, f"stage {n}: the chapter gives away prediction `{pid}` outside the "
+                      f"folded answers: it says {what} ({hit.group(0)!r}); fold it, or move it to the "
+                      "model-answer page")
 
 
 def given_files(stage):

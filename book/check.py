@@ -20,7 +20,8 @@ Fails (exit 1) when:
   must be that goal) or its chapter's text before a prediction, outside folded
   answers and outside the choice lists, states that prediction's answer (see
   `spoilers`), or a stage page includes code from a solution crate (other than a
-  file its exercise is given as it is, by `#[path]` or `include_str!`);
+  file its exercise is given as it is, by `#[path]` or `include_str!`), or shows
+  a test unfolded (its assertions are the answers);
 - the order of the book lets "Next" land on a model answer from a stage: the stages
   and the model answers are each listed in stages.toml's order, with their titles,
   and every model answer comes after every stage;
@@ -399,11 +400,18 @@ def given_files(stage):
 
 
 def check_stage_includes(chapter, text, stage):
-    """A stage page shows no code of a model answer: that is the model-answer page's."""
+    """A stage page shows no code of a model answer: that is the model-answer page's.
+    And the code it shows (the tests) is folded: their assertions are the answers."""
     solutions = (BOOK.parent / "solutions").resolve()
     given = given_files(stage)
+    folded = 0
     for k, line in enumerate(text.split("\n"), 1):
+        folded += line.count("<details>") - line.count("</details>")
         for _, target in INCLUDE.findall(line):
+            tests = (BOOK.parent / "tests").resolve()
+            if not folded and (chapter.parent / target.split(":")[0]).resolve().is_relative_to(tests):
+                error(chapter, k, f"stage {stage['number']}'s page shows {target.split(':')[0]} unfolded: a "
+                      "test's assertions are the predictions' answers; put it in a <details>")
             file = (chapter.parent / target.split(":")[0]).resolve()
             if file.is_relative_to(solutions) and file not in given:
                 error(chapter, k, f"stage {stage['number']}'s page includes code from a solution crate "

@@ -342,7 +342,11 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         keys.len() == 2 && keys[0] == keys[1],
         "the retry sent the provider the first try's key: {keys:?}"
     );
-    assert_eq!(s.db.payment_count().await, 1);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: provider_faults
 
@@ -393,9 +397,18 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         .unwrap_or_else(|e| panic!("the held request failed: {e}"));
     assert_eq!(first.reply.status, 201, "{first:?}");
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!((&retry.reply, retry.replayed), (&first.reply, true));
+    assert!(
+        (&retry.reply, retry.replayed) == (&first.reply, true),
+        "the retry should replay the first answer, marked as replayed: it got {:?}, the first was {:?}",
+        (&retry.reply, retry.replayed),
+        (&first.reply, true)
+    );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(s.db.payment_count().await, 1);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: in_flight
 
@@ -460,7 +473,11 @@ async fn the_same_key_from_two_clients_charges_twice() {
         "two clients, two payments: {of_a:?} {of_b:?}"
     );
     assert_eq!(s.charges(), 2, "one charge per client");
-    assert_eq!(s.db.payment_count().await, 2);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: two_clients
 

@@ -108,7 +108,11 @@ async fn a_key_just_inside_the_window_replays() {
         (201, &first.body, true),
         "inside the window, the stored answer is replayed: {again:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]
@@ -142,7 +146,11 @@ async fn a_key_just_outside_the_window_is_a_new_payment() {
         after_expiry.body["id"], first.body["id"],
         "a new payment has a new id"
     );
-    assert_eq!(db.payment_count().await, 2);
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
     let again = post_as_a(addr, "order-1").await;
     assert_eq!(
         (&again.body, again.replayed),
@@ -264,7 +272,11 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
         (&first.body, true),
         "the key survived the reaper and replays its new answer"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: in_flight
 

@@ -14,7 +14,7 @@ pub enum Error {
     #[error("{} is not a valid stages file: {source}", path.display())]
     StagesToml {
         path: PathBuf,
-        source: toml::de::Error,
+        source: crate::stages::StagesError,
     },
 
     #[error("{} holds invalid JSON ({source}); delete it to start afresh", path.display())]

@@ -70,8 +70,18 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     }
     show_observations(&run.observations);
     let results = show_predictions(stage, &answers, &run.observations, &others);
-    show_tests(&run);
     let passed = run.state == RunState::Passed;
+    let judged_before = state.progress()?.stages.get(&number).map_or(0, |p| {
+        stage
+            .predictions
+            .iter()
+            .filter(|q| p.predictions.contains_key(&q.id) && !results.contains_key(&q.id))
+            .count()
+    });
+    if passed || results.len() + judged_before == stage.predictions.len() {
+        show_outcome(stage);
+    }
+    show_tests(&run);
     show_verdict(stage, &run, started.elapsed(), options.watching);
     record_run(&state, number, passed, &results)?;
     if passed {
@@ -411,6 +421,16 @@ fn show_predictions(
         ui::note("  (Your predictions are judged once their tests get that far.)");
     }
     results
+}
+
+/// What the stage's goal kept back: shown once every prediction is judged.
+fn show_outcome(stage: &Stage) {
+    let text = stage.outcome_text();
+    if text.is_empty() {
+        return;
+    }
+    ui::heading("What happened, and why");
+    println!("{}", ui::wrap(&text, 2));
 }
 
 fn show_tests(run: &PackageRun) {

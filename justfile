@@ -6,6 +6,9 @@
 # with cargo's progress bar while a first run builds it).
 runner := "cargo workbook"
 
+# The runner's messages name `just ...` commands only when just started it.
+export WORKBOOK_STARTED_BY := "just"
+
 # List the recipes
 default:
     @{{just_executable()}} --list --unsorted

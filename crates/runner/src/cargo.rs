@@ -18,7 +18,6 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::libtest;
-use crate::ui;
 
 /// What to build.
 #[derive(Debug, Clone, Copy)]
@@ -428,7 +427,7 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
         .stderr(Stdio::piped());
     // The learner's loop keeps one PostgreSQL container between runs (when the
     // tests use Docker); CI starts a throwaway one each time.
-    if ui::keep_container() {
+    if crate::environment::container_is_kept() {
         command.env("WORKBOOK_KEEP_CONTAINER", "1");
     }
     match &env.observations {

@@ -4,9 +4,12 @@
 
 mod cargo;
 mod commands;
+mod environment;
 mod error;
+mod judgement;
 mod libtest;
 mod observations;
+mod render;
 mod review;
 mod run;
 mod stages;
@@ -177,9 +180,9 @@ fn run(cli: Cli) -> Result<bool, Error> {
         } => {
             let quiet_reason = if no_predict {
                 Some("--no-predict".to_owned())
-            } else if ui::in_ci() {
+            } else if environment::in_ci() {
                 Some("CI is set".to_owned())
-            } else if !ui::can_ask() {
+            } else if !environment::can_ask() {
                 Some("no terminal to answer them".to_owned())
             } else {
                 None

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_tests};
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
-use crate::observations::Observations;
+use crate::observations::{Condition, Observations};
 use crate::ui::Spinner;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +65,8 @@ pub struct PackageRun {
     pub build: Build,
     pub state: RunState,
     pub tests: Vec<TestVerdict>,
+    /// What the tests recorded, and the conditions the harness reported.
     pub observations: Observations,
-    /// What the harness said about its server (`harness: ...` lines).
-    pub harness: Vec<String>,
     /// Time spent running tests (not building).
     pub run_time: Duration,
 }
@@ -90,6 +89,13 @@ impl PackageRun {
                 || t.name.rsplit("::").next() == Some(name)
                 || t.name.ends_with(&format!("::{name}"))
         })
+    }
+
+    /// Failed the way an untouched exercise should: it compiled, ran to its end
+    /// and a test failed, with a real server behind it.
+    pub fn fails_as_intended(&self) -> bool {
+        self.state == RunState::Failed
+            && !self.observations.met(|c| matches!(c, Condition::NoServer))
     }
 
     /// Whether the name of a test exists at all.
@@ -147,7 +153,6 @@ pub fn build_and_run(
         state: RunState::NotBuilt(why),
         tests: Vec::new(),
         observations: Observations::default(),
-        harness: Vec::new(),
         run_time: Duration::ZERO,
     };
     let executables: Vec<Executable> = match targets {
@@ -218,7 +223,6 @@ pub fn run_built(
 struct Runs {
     state: RunState,
     tests: Vec<TestVerdict>,
-    harness: Vec<String>,
     run_time: Duration,
 }
 
@@ -230,7 +234,6 @@ impl Runs {
             state: self.state,
             tests: self.tests,
             observations: Observations::read(observations),
-            harness: self.harness,
             run_time: self.run_time,
         }
     }
@@ -247,7 +250,6 @@ fn run_all(
     spinner.phase(&format!("Running {what}"));
     let several = executables.len() > 1;
     let mut tests = Vec::new();
-    let mut harness = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
     for exe in executables {
@@ -267,12 +269,6 @@ fn run_all(
             )?,
         };
         run_time += run.elapsed;
-        harness.extend(
-            run.stderr
-                .lines()
-                .filter(|l| l.starts_with("harness:"))
-                .map(str::to_owned),
-        );
         let report = run.report();
         let prefix = if several {
             format!("{}: ", exe.target)
@@ -323,7 +319,6 @@ fn run_all(
     Ok(Runs {
         state,
         tests,
-        harness,
         run_time,
     })
 }

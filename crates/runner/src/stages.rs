@@ -348,11 +348,11 @@ pub fn figure_text(v: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    const ONE: &str = r#"
+    pub(crate) const ONE: &str = r#"
 [[stage]]
 number = 1
 title = "T"

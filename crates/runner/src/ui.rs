@@ -1,6 +1,5 @@
 //! The terminal: is anyone there, how wide it is, spinners, tables and prompts.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use comfy_table::{
@@ -12,25 +11,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
 
-/// CI=true (or any value but "", "0" and "false").
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
+// What the environment decides lives in `environment.rs`; `api` still asks here.
+pub use crate::environment::stdout_is_terminal;
 
-/// Whether the tests keep one PostgreSQL container between runs (when they use
-/// Docker): yes in the learner's loop, no in CI or with `WORKBOOK_KEEP_CONTAINER=0`.
-pub fn keep_container() -> bool {
-    !in_ci() && std::env::var("WORKBOOK_KEEP_CONTAINER").map_or(true, |v| v.trim() != "0")
-}
-
-/// Someone can answer a prompt: stdin is a terminal and this is not CI.
-pub fn can_ask() -> bool {
-    std::io::stdin().is_terminal() && Term::stderr().is_term() && !in_ci()
-}
-
-pub fn stdout_is_terminal() -> bool {
-    std::io::stdout().is_terminal()
-}
+/// The marks every verdict is drawn with: change a glyph here, and only here.
+pub const PASS: &str = "✔";
+pub const FAIL: &str = "✘";
+pub const SKIP: &str = "–";
 
 /// The width to lay text out in: `COLUMNS`, the terminal's, or 100 columns.
 pub fn width() -> u16 {
@@ -66,19 +53,42 @@ pub fn wrap(text: &str, indent: usize) -> String {
     let mut out = Vec::new();
     for paragraph in text.split('\n') {
         let mut line = String::new();
-        for word in paragraph.split_whitespace() {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        for word in words(paragraph) {
+            if !line.is_empty()
+                && console::measure_text_width(&line) + 1 + console::measure_text_width(&word)
+                    > width
+            {
                 out.push(format!("{pad}{line}"));
                 line.clear();
             }
             if !line.is_empty() {
                 line.push(' ');
             }
-            line.push_str(word);
+            line.push_str(&word);
         }
         out.push(format!("{pad}{line}"));
     }
     out.join("\n")
+}
+
+/// The words of `text`, an inline code span (`just hint 1`) counting as one: a
+/// line may break between words, never inside one or inside a span.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in text.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    out
 }
 
 /// `label` then `text`, wrapped so that the lines after the first start under the
@@ -240,7 +250,7 @@ fn answered<T>(result: dialoguer::Result<T>) -> Result<T, Error> {
 
 /// Asks a yes/no question (default no); refuses without a terminal.
 pub fn confirm(question: &str, what: &str) -> Result<bool, Error> {
-    if !can_ask() {
+    if !crate::environment::can_ask() {
         return Err(Error::NeedsConfirmation {
             what: what.to_owned(),
         });
@@ -279,6 +289,26 @@ pub fn line(prompt: &str) -> Result<Option<String>, Error> {
 #[cfg(test)]
 mod tests {
     use super::list_in;
+
+    #[test]
+    fn wrapping_never_breaks_an_inline_code_span() {
+        let text = "Fix what the compiler says, then run `cargo workbook stage 3` again. \
+                    Stuck? `cargo workbook hint 3`.";
+        for indent in 0..30 {
+            let wrapped = super::wrap(text, indent);
+            for line in wrapped.lines() {
+                assert_eq!(
+                    line.matches('`').count() % 2,
+                    0,
+                    "a span broken at indent {indent}:\n{wrapped}"
+                );
+            }
+        }
+        assert_eq!(
+            super::words("run `just hint 1` now"),
+            ["run", "`just hint 1`", "now"]
+        );
+    }
 
     #[test]
     fn a_hanging_label_keeps_every_line_within_the_width() {

@@ -66,6 +66,7 @@ fn with_env(command: &mut Command, root: &Path, state: &Path) {
         )
         .env_remove("WORKBOOK_STAGES")
         .env_remove("WORKBOOK_OBSERVATIONS")
+        .env_remove("WORKBOOK_STARTED_BY")
         .env_remove("CI")
         // Like any `cargo test`, the runner's own tests leave no container running.
         .env("WORKBOOK_KEEP_CONTAINER", "0")
@@ -129,8 +130,8 @@ fn a_passing_stage_is_marked_done_and_names_the_next_stage() {
     assert!(ran.says("Stage 1 of 4 · A stage that passes"), "{ran}");
     assert!(ran.says("✔ All 2 tests pass"), "{ran}");
     assert!(
-        ran.says("fx.one_request"),
-        "the recorded scenario is shown: {ran}"
+        ran.says("How many payments does one request make?"),
+        "the recorded scenario is shown, named by the question it answers: {ran}"
     );
     assert!(ran.says("payments created: 1"), "{ran}");
     assert!(ran.says("Stage 1 is done."), "{ran}");
@@ -163,7 +164,12 @@ fn a_failing_stage_shows_the_messages_the_figures_and_the_deadlock_hint() {
     assert!(!ran.says("panicked at"), "libtest's noise is not: {ran}");
     assert!(!ran.says("RUST_BACKTRACE"), "{ran}");
     assert!(ran.says("deadlock?"), "{ran}");
-    assert!(ran.says("`just hint 2`"), "{ran}");
+    assert!(
+        ran.says("15 calls waited for a pool connection"),
+        "the hint names what the harness reported: {ran}"
+    );
+    assert!(ran.says("`cargo workbook hint 2`"), "{ran}");
+    assert!(!ran.says("`just "), "just did not start it: {ran}");
     assert!(ran.says("payments created: 20"), "{ran}");
     assert!(
         ran.says("✘ wrong"),
@@ -414,10 +420,21 @@ fn hints_come_one_at_a_time_and_the_position_is_remembered() {
         "{third}"
     );
     assert!(third.says("1. Pay once per key."), "{third}");
+    assert!(
+        second.says("`cargo workbook solution 2` shows the model answer"),
+        "{second}"
+    );
     let other = run(workbook(&root, &state).args(["hint", "1"]));
     assert!(
         other.says("Hint 1 of 2 for stage 1"),
         "each stage counts apart: {other}"
+    );
+    let through_just = run(workbook(&root, &state)
+        .env("WORKBOOK_STARTED_BY", "just")
+        .args(["hint", "1"]));
+    assert!(
+        through_just.says("`just solution 1` shows the model answer"),
+        "just started it, so its commands are just's: {through_just}"
     );
 }
 

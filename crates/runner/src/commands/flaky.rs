@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
-use crate::run::{PackageRun, RunState, run_built};
+use crate::render;
+use crate::run::{RunState, run_built};
 use crate::stages::Stage;
 use crate::state::State;
 use crate::ui::{self, Spinner};
@@ -139,13 +140,16 @@ fn repeat(
         match subject.catches {
             None => {
                 if run.state != RunState::Passed {
-                    mark(&mut pairs[0], failure(&run));
+                    mark(&mut pairs[0], render::run_outcome(&run));
                 }
             }
             Some(catches) => {
                 for (pair, test) in pairs.iter_mut().zip(catches) {
                     if !run.caught_by(test) {
-                        mark(pair, format!("`{test}` passed ({})", outcome(&run)));
+                        mark(
+                            pair,
+                            format!("`{test}` passed ({})", render::run_outcome(&run)),
+                        );
                     }
                 }
             }
@@ -156,11 +160,11 @@ fn repeat(
     }
     for pair in &pairs {
         let line = if pair.bad == 0 {
-            format!("{} stage {}: {}", ui::good("✔"), pair.stage, pair.what)
+            format!("{} stage {}: {}", render::mark(true), pair.stage, pair.what)
         } else {
             format!(
                 "{} stage {}: {}: {} of {} runs",
-                ui::bad("✘"),
+                render::mark(false),
                 pair.stage,
                 pair.what,
                 pair.bad,
@@ -185,24 +189,6 @@ fn pair(stage: u32, what: String) -> Pair {
 fn mark(pair: &mut Pair, why: String) {
     pair.bad += 1;
     pair.example.get_or_insert(why);
-}
-
-fn failure(run: &PackageRun) -> String {
-    match run.failed().next() {
-        Some(test) => format!("{}: {}", test.name, test.first_line()),
-        None => outcome(run),
-    }
-}
-
-fn outcome(run: &PackageRun) -> String {
-    match &run.state {
-        RunState::Passed => "every test passed".to_owned(),
-        RunState::Failed => format!("{} test(s) failed", run.failed().count()),
-        RunState::TimedOut(bound) => format!("stopped after {} s", bound.as_secs()),
-        RunState::Crashed(why) => why.lines().next().unwrap_or("crashed").to_owned(),
-        RunState::CompileError | RunState::NotBuilt(_) => "not built".to_owned(),
-        RunState::NoTests => "no tests".to_owned(),
-    }
 }
 
 fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {

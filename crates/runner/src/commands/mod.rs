@@ -12,7 +12,10 @@ pub mod watch;
 use std::path::{Path, PathBuf};
 
 use crate::cargo::Cargo;
+use crate::environment::command;
 use crate::error::Error;
+use crate::judgement::Judgement;
+use crate::render;
 use crate::state::State;
 use crate::ui;
 use crate::workbook::Workbook;
@@ -38,7 +41,13 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         for (i, text) in stage.hints.iter().enumerate() {
             println!("{}", ui::wrap(&format!("{}. {text}", i + 1), 2));
         }
-        ui::note(&format!("`just solution {number}` shows the model answer."));
+        ui::note(&ui::wrap(
+            &format!(
+                "{} shows the model answer.",
+                command(&format!("solution {number}"))
+            ),
+            0,
+        ));
         return Ok(());
     }
     let index = hints.shown;
@@ -54,13 +63,18 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         .bold()
     );
     println!("{}", ui::wrap(&stage.hints[index], 2));
-    if hints.shown < total {
-        ui::note(&format!("(`just hint {number}` again shows the next one.)"));
+    let note = if hints.shown < total {
+        format!(
+            "({} again shows the next one.)",
+            command(&format!("hint {number}"))
+        )
     } else {
-        ui::note(&format!(
-            "(That was the last hint. `just solution {number}` shows the model answer.)"
-        ));
-    }
+        format!(
+            "(That was the last hint. {} shows the model answer.)",
+            command(&format!("solution {number}"))
+        )
+    };
+    ui::note(&ui::wrap(&note, 0));
     Ok(())
 }
 
@@ -75,7 +89,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
         let entry = progress.stages.get(&stage.number);
         let done = entry.is_some_and(|e| e.done);
         let status = match entry {
-            Some(e) if e.done => "✔ done".to_owned(),
+            Some(e) if e.done => format!("{} done", ui::PASS),
             Some(e) if e.runs > 0 => format!(
                 "tried ({} run{})",
                 e.runs,
@@ -120,19 +134,22 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
                 question,
                 r.answer,
                 r.observed,
-                if r.right { "✔ right" } else { "✘ wrong" }.to_owned(),
+                render::judgement(Judgement::kept(r.right)),
             ]);
         }
         println!("{table}");
     }
     review_progress(wb, &state)?;
-    match next {
-        Some(stage) => println!(
-            "Next: stage {} · {}: `just stage {}`.",
-            stage.number, stage.title, stage.number
+    let line = match next {
+        Some(stage) => format!(
+            "Next: stage {} · {}: {}.",
+            stage.number,
+            stage.title,
+            command(&format!("stage {}", stage.number))
         ),
-        None => println!("Every stage is done. The capstone: `just review`."),
-    }
+        None => format!("Every stage is done. The capstone: {}.", command("review")),
+    };
+    println!("{}", ui::wrap(&line, 0));
     Ok(())
 }
 
@@ -143,18 +160,19 @@ fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
     }
     let review = crate::review::Review::load(&wb.root)?;
     let (scored, points, out_of) = state.reviews()?.totals(&review);
+    let review_command = command("review");
     let line = if scored == 0 {
         format!(
-            "Review a route (`just review`): none of its {} routes reviewed yet.",
+            "Review a route ({review_command}): none of its {} routes reviewed yet.",
             review.routes.len()
         )
     } else {
         format!(
-            "Review a route (`just review`): {scored} of {} routes reviewed, {points} of {out_of} points.",
+            "Review a route ({review_command}): {scored} of {} routes reviewed, {points} of {out_of} points.",
             review.routes.len()
         )
     };
-    println!("{line}");
+    println!("{}", ui::wrap(&line, 0));
     Ok(())
 }
 
@@ -231,7 +249,10 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
             &question,
             &format!("`solution {number}` before stage {number} passes"),
         )? {
-            println!("Not shown. `just hint {number}` gives a hint instead.");
+            println!(
+                "Not shown. {} gives a hint instead.",
+                command(&format!("hint {number}"))
+            );
             return Ok(());
         }
     }

@@ -33,8 +33,8 @@ pub struct ReviewOptions {
 pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
     let review = Review::load(&wb.root)?;
     let routes = selected(&review, options.route.as_deref())?;
-    let cargo = Cargo::new(&wb.root, ui::stdout_is_terminal());
-    if options.evidence_only || !ui::can_ask() {
+    let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
+    if options.evidence_only || !crate::environment::can_ask() {
         if !options.evidence_only {
             ui::note("(Nobody can answer here, no terminal: showing the evidence only.)");
         }
@@ -55,7 +55,10 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
         .collect();
     if open.is_empty() {
         show_summary(&review, &reviews);
-        ui::note("  Every route is reviewed. `just review --again` starts over.");
+        ui::note(&format!(
+            "  Every route is reviewed. {} starts over.",
+            crate::environment::command("review --again")
+        ));
         return Ok(true);
     }
     introduce(&review, open.len());
@@ -295,9 +298,9 @@ fn show_verdicts(
                 points += p;
                 out_of += of;
                 match (grade.verdict_right, grade.line_right) {
-                    (true, Some(false)) => "✔ (line ✘)".to_owned(),
-                    (true, _) => "✔".to_owned(),
-                    (false, _) => "✘".to_owned(),
+                    (true, Some(false)) => format!("{} (line {})", ui::PASS, ui::FAIL),
+                    (true, _) => ui::PASS.to_owned(),
+                    (false, _) => ui::FAIL.to_owned(),
                 }
             }
             None => String::new(),
@@ -393,9 +396,9 @@ fn evidence_table(
                 observed.join("\n")
             },
             if problems.is_empty() {
-                "✔ agrees".to_owned()
+                format!("{} agrees", ui::PASS)
             } else {
-                format!("✘ {}", problems.join("\n"))
+                format!("{} {}", ui::FAIL, problems.join("\n"))
             },
         ]);
     }

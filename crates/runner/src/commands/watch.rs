@@ -37,13 +37,14 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
     let mut stdin_open = true;
     loop {
         let before = snapshot(&dir, &extra);
-        if ui::stdout_is_terminal() {
+        if crate::environment::stdout_is_terminal() {
             let _ = Term::stdout().clear_screen();
         }
         let options = StageOptions {
             ask: false,
             quiet_reason: Some(format!(
-                "watch never asks; run `just stage {number}` once to predict"
+                "watch never asks; run {} once to predict",
+                crate::environment::command(&format!("stage {number}"))
             )),
             timeout,
             watching: true,

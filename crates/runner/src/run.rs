@@ -1,6 +1,5 @@
 //! One package's tests, built and run, and what came of each test.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +11,7 @@ use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::{Condition, Observations};
+use crate::state::State;
 use crate::ui::Spinner;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,8 +112,8 @@ impl PackageRun {
 /// Builds `targets` and runs their test executables, bounded by `bound`, with
 /// the observations going to `observations`.
 ///
-/// `remembered` (a file the runner keeps) names the executable the last build
-/// of a single test target produced. While cargo checks whether anything needs
+/// `remembered` (the learner's state) names the executable the last build of a
+/// single test target produced. While cargo checks whether anything needs
 /// building (a fraction of a second even when nothing does), that executable
 /// already runs; its results count only if cargo then reports that very file as
 /// fresh. When a source file is newer than it, it is not even started.
@@ -124,13 +124,14 @@ pub fn build_and_run(
     bound: Duration,
     spinner: &mut Spinner,
     what: &str,
-    remembered: Option<&Path>,
+    remembered: Option<&State>,
 ) -> Result<PackageRun, Error> {
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };
     let mut early = match (targets, remembered) {
-        (Targets::Test { package, target }, Some(file)) => read_remembered(file, package, target)
+        (Targets::Test { package, target }, Some(state)) => state
+            .remembered_executable(package, target)
             .filter(looks_current)
             .map(|exe| EarlyRun::start(exe, env.clone(), bound)),
         _ => None,
@@ -195,8 +196,8 @@ pub fn build_and_run(
             format!("`{command}` built no test executable"),
         ));
     }
-    if let (Some(file), [exe]) = (remembered, executables.as_slice()) {
-        remember(file, exe);
+    if let (Some(state), [exe]) = (remembered, executables.as_slice()) {
+        state.remember_executable(exe);
     }
     let runs = run_all(&executables, &env, bound, spinner, what, early)?;
     Ok(runs.into_package_run(command, build, observations))
@@ -382,30 +383,6 @@ impl EarlyRun {
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-/// The executables of single test targets the last builds produced, by
-/// `package/target`.
-type Remembered = BTreeMap<String, Executable>;
-
-fn read_remembered(file: &Path, package: &str, target: &str) -> Option<Executable> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let mut all: Remembered = serde_json::from_str(&text).ok()?;
-    all.remove(&format!("{package}/{target}"))
-}
-
-fn remember(file: &Path, exe: &Executable) {
-    let mut all: Remembered = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
-    let key = format!("{}/{}", exe.package, exe.target);
-    if all.get(&key) != Some(exe) {
-        all.insert(key, exe.clone());
-        if let Ok(text) = serde_json::to_string_pretty(&all) {
-            let _ = std::fs::write(file, text);
-        }
-    }
 }
 
 /// No file of the package, nor the test's source, is newer than the executable:

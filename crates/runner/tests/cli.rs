@@ -685,6 +685,53 @@ fn doctor_says_which_server_and_starts_it() {
 }
 
 #[test]
+fn runs_at_once_each_count_in_progress() {
+    let state = scratch("at-once");
+    let root = fixture("workbook");
+    // Built once first, so that the three runs overlap in their tests, not in cargo.
+    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    let children: Vec<Child> = (0..3)
+        .map(|_| {
+            workbook(&root, &state)
+                .args(["stage", "1"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the runner starts")
+        })
+        .collect();
+    for child in children {
+        let out = wait_bounded(child, Duration::from_secs(120));
+        assert!(out.status.success(), "{out:?}");
+    }
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(
+        progress["stages"]["1"]["runs"], 4,
+        "1 run, then 3 at once: {progress}"
+    );
+    let runs = std::fs::read_dir(state.join("runs"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(runs, 0, "no run leaves its observations file behind");
+}
+
+#[test]
+fn unreadable_state_is_named_with_the_way_out_before_the_tests_run() {
+    let state = scratch("unreadable");
+    std::fs::create_dir_all(&state).expect("the state directory is created");
+    std::fs::write(state.join("progress.json"), b"\xff\xfe not UTF-8").expect("written");
+    let ran = stage(&fixture("workbook"), &state, &["1"]);
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr
+            .contains("progress.json cannot be read (not UTF-8"),
+        "{ran}"
+    );
+    assert!(ran.stderr.contains("delete it to start afresh"), "{ran}");
+    assert!(!ran.says("Tests"), "nothing ran: {ran}");
+}
+
+#[test]
 fn an_unknown_stage_is_a_clear_error() {
     let state = scratch("unknown");
     let ran = stage(&fixture("workbook"), &state, &["9"]);

@@ -122,7 +122,7 @@ fn repeat(
             .collect(),
     };
     for i in 1..=options.runs {
-        let file = state.observations_file("flaky")?;
+        let file = state.run_file("flaky")?;
         let run = run_built(
             build.clone(),
             format!(
@@ -130,12 +130,12 @@ fn repeat(
                 subject.executable.target
             ),
             std::slice::from_ref(&subject.executable),
-            &file,
+            file.path(),
             options.timeout,
             spinner,
             &format!("stage {n}: {package}, run {i} of {}", options.runs),
         );
-        let _ = std::fs::remove_file(&file);
+        drop(file);
         let run = run?;
         match subject.catches {
             None => {

@@ -29,7 +29,7 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         println!("Stage {number} has no hints.");
         return Ok(());
     }
-    let mut hints = state.hints(number)?;
+    let hints = state.hints(number)?;
     if hints.shown >= total {
         println!(
             "{}",
@@ -50,9 +50,9 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         ));
         return Ok(());
     }
-    let index = hints.shown;
-    hints.shown += 1;
-    state.save_hints(number, &hints)?;
+    // Counted under the lock: two `hint` at once show two hints.
+    let hints = state.update_hints(number, |h| h.shown = (h.shown + 1).min(total))?;
+    let index = hints.shown - 1;
     println!(
         "{}",
         console::style(format!(

@@ -148,21 +148,19 @@ fn run_route(
     timeout: Duration,
     spinner: &mut Spinner,
 ) -> Result<PackageRun, Error> {
-    let file = state.observations_file(&format!("review-{}", route.name))?;
-    let run = build_and_run(
+    let file = state.run_file(&format!("review-{}", route.name))?;
+    build_and_run(
         cargo,
         Targets::Test {
             package: &route.package,
             target: TEST_TARGET,
         },
-        &file,
+        file.path(),
         timeout,
         spinner,
         &format!("route {} against the checklist's tests", route.name),
         None,
-    );
-    let _ = std::fs::remove_file(&file);
-    run
+    )
 }
 
 fn introduce(review: &Review, count: usize) {

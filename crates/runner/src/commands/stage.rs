@@ -1,10 +1,7 @@
 //! `workbook stage N`: predict, run, compare.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-use serde_json::Value;
 
 use crate::cargo::{Cargo, Targets};
 use crate::environment::command;
@@ -34,11 +31,13 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     let stage = wb.stage(number)?;
     let state = State::new(&wb.state_dir);
     render::stage_header(wb, stage);
+    // A state file that cannot be read stops the run now, not after the tests.
+    state.check_readable(number)?;
 
     let answers = predictions(&state, stage, &options)?;
     let started = Instant::now();
     let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
-    let file = state.observations_file(&format!("stage-{number}"))?;
+    let file = state.run_file(&format!("stage-{number}"))?;
     let mut spinner = Spinner::new();
     let run = build_and_run(
         &cargo,
@@ -46,11 +45,11 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
             package: &stage.exercise,
             target: &stage.test,
         },
-        &file,
+        file.path(),
         options.timeout,
         &mut spinner,
         &format!("the stage {number} tests (PostgreSQL starts first)"),
-        Some(&state.executables_file()),
+        Some(&state),
     );
     let run = match run {
         Ok(run) => run,
@@ -61,7 +60,7 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     };
     let others = observed_by_runs(&cargo, &state, stage, &run, options.timeout, &mut spinner)?;
     spinner.finish();
-    let _ = state.keep_observations(number, &file);
+    let _ = state.keep_observations(number, file);
 
     if let RunState::CompileError | RunState::NotBuilt(_) = run.state {
         render::build_failure(stage, &run, options.watching);
@@ -216,22 +215,18 @@ fn observed_by_runs(
             out.insert(package.to_owned(), main.observations.clone());
             continue;
         }
-        let file = state.observations_file(package)?;
-        let cache = state
-            .stage_dir(stage.number)
-            .join(format!("observed-by-{package}.json"));
         spinner.phase(&format!("Building {package}"));
         let build = cargo.build(Targets::Package(package), &mut |s| spinner.detail(s))?;
         let key = executables_key(&build.executables, package);
-        if let Some(cached) = read_cache(&cache, &key) {
+        if let Some(cached) = state.observed_by(stage.number, package, &key) {
             out.insert(package.to_owned(), cached);
-            let _ = std::fs::remove_file(&file);
             continue;
         }
+        let file = state.run_file(package)?;
         let run = build_and_run(
             cargo,
             Targets::Package(package),
-            &file,
+            file.path(),
             timeout,
             spinner,
             &format!("{package} (for the predictions)"),
@@ -242,9 +237,8 @@ fn observed_by_runs(
             RunState::TimedOut(_) | RunState::CompileError | RunState::NotBuilt(_)
         );
         if finished {
-            write_cache(&cache, &key, &run.observations);
+            state.save_observed_by(stage.number, package, &key, &run.observations);
         }
-        let _ = std::fs::remove_file(&file);
         out.insert(package.to_owned(), run.observations);
     }
     Ok(out)
@@ -266,29 +260,6 @@ fn executables_key(executables: &[crate::cargo::Executable], package: &str) -> S
         .collect();
     parts.sort();
     parts.join("|")
-}
-
-fn read_cache(path: &PathBuf, key: &str) -> Option<Observations> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let value: Value = serde_json::from_str(&text).ok()?;
-    if value["key"].as_str()? != key || key.is_empty() {
-        return None;
-    }
-    let lines = value["lines"].as_str()?;
-    Some(Observations::parse(lines))
-}
-
-fn write_cache(path: &PathBuf, key: &str, observations: &Observations) {
-    let lines: Vec<String> = observations
-        .lines
-        .iter()
-        .map(|l| Value::Object(l.clone()).to_string())
-        .collect();
-    let value = serde_json::json!({ "key": key, "lines": lines.join("\n") });
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = std::fs::write(path, value.to_string());
 }
 
 fn record_run(

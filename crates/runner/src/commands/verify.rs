@@ -146,18 +146,16 @@ impl Verifier<'_> {
     }
 
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
-        let file = self.state.observations_file("verify")?;
-        let run = build_and_run(
+        let file = self.state.run_file("verify")?;
+        build_and_run(
             &self.cargo,
             targets,
-            &file,
+            file.path(),
             self.timeout,
             &mut self.spinner,
             what,
             None,
-        );
-        let _ = std::fs::remove_file(&file);
-        run
+        )
     }
 
     /// `just review`'s answer key: every route's tests find broken exactly the

@@ -14,6 +14,7 @@ mod review;
 mod run;
 mod stages;
 mod state;
+mod supervise;
 mod ui;
 mod workbook;
 

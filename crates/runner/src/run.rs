@@ -7,11 +7,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_tests};
+use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::{Condition, Observations};
 use crate::state::State;
+use crate::supervise::{End, RunEnv, TestRun, run_tests};
 use crate::ui::Spinner;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

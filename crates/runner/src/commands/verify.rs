@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{self, Cargo, Targets};
+use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
 use crate::judgement::{Judgement, Seen};
 use crate::render;
@@ -16,6 +16,7 @@ use crate::review::{self, Evidence, Review, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run};
 use crate::stages::{Observed, Stage};
 use crate::state::State;
+use crate::supervise;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 
@@ -361,7 +362,7 @@ impl Verifier<'_> {
 
     fn lints(&mut self) -> Result<(), Error> {
         self.spinner.phase("cargo fmt --all --check");
-        let (ok, text) = cargo::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
+        let (ok, text) = supervise::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
         let detail = if ok {
             String::new()
         } else {
@@ -388,7 +389,7 @@ impl Verifier<'_> {
 
         self.spinner
             .phase("cargo clippy --workspace --all-targets -- -D warnings");
-        let (ok, text) = cargo::output(self.cargo.command(&[
+        let (ok, text) = supervise::output(self.cargo.command(&[
             "clippy",
             "--workspace",
             "--all-targets",

@@ -276,9 +276,26 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
             "\n{}",
             console::style(format!("── {} ──", wb.shown(&file))).cyan()
         );
-        println!("{}", text.trim_end());
+        println!("{}", without_anchors(&text).trim_end());
     }
     Ok(())
+}
+
+/// A source without the book's `ANCHOR:` / `ANCHOR_END:` marker lines (mdBook's
+/// include anchors: they mean nothing to a reader of the code).
+fn without_anchors(text: &str) -> String {
+    let is_marker = |line: &str| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        matches!(
+            words.as_slice(),
+            [comment, marker, _name] if matches!(*comment, "//" | "--" | "#")
+                && matches!(*marker, "ANCHOR:" | "ANCHOR_END:")
+        )
+    };
+    text.lines()
+        .filter(|line| !is_marker(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// The directory of a workspace package, from `cargo metadata`.
@@ -339,5 +356,18 @@ pub fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
             Ok(t) if t.is_file() => files.push(path),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_model_answer_is_shown_without_the_books_anchor_lines() {
+        let text = "-- What it is.\n-- ANCHOR: payments\nCREATE TABLE payments ();\n\
+                    -- ANCHOR_END: payments\n    // ANCHOR: body\nfn f() {}\n";
+        assert_eq!(
+            super::without_anchors(text),
+            "-- What it is.\nCREATE TABLE payments ();\nfn f() {}\n"
+        );
     }
 }

@@ -23,7 +23,7 @@ stage N *FLAGS:
 hint N:
     @{{runner}} hint {{N}}
 
-# Rerun stage N on every save of its exercise (Enter reruns, q stops)
+# Rerun stage N on every save of its exercise (keys: h hint, n next stage, r rerun, q quit)
 [no-exit-message]
 watch N *FLAGS:
     @{{runner}} watch {{N}} {{FLAGS}}

@@ -63,7 +63,7 @@ enum Command {
     },
     /// Show stage N's next hint (one more each time).
     Hint { number: u32 },
-    /// Rerun stage N whenever a file of its exercise changes (Enter reruns now).
+    /// Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit.
     Watch {
         number: u32,
         #[arg(long, default_value_t = 300, value_name = "SECS")]
@@ -146,6 +146,7 @@ fn main() -> ExitCode {
     // themselves when their test process goes.
     let _ = ctrlc::set_handler(|| {
         let _ = console::Term::stderr().show_cursor();
+        ui::restore_terminal();
         eprintln!();
         std::process::exit(130);
     });

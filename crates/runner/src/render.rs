@@ -9,7 +9,7 @@ use crate::judgement::{Judgement, Seen};
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
-use crate::state::Answer;
+use crate::state::{Answer, Progress};
 use crate::ui;
 use crate::workbook::Workbook;
 
@@ -570,6 +570,28 @@ pub fn next(wb: &Workbook, stage: &Stage, done: &dyn Fn(u32) -> bool) {
     }
 }
 
+/// One line: a cell per stage (done or not), stages done, predictions right.
+pub fn progress_bar(wb: &Workbook, progress: &Progress) -> String {
+    let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);
+    let cells: String = wb
+        .stages
+        .iter()
+        .map(|s| if done(s.number) { '█' } else { '░' })
+        .collect();
+    let finished = wb.stages.iter().filter(|s| done(s.number)).count();
+    let judged: Vec<bool> = progress
+        .stages
+        .values()
+        .flat_map(|p| p.predictions.values().map(|r| r.right))
+        .collect();
+    let right = judged.iter().filter(|r| **r).count();
+    format!(
+        "Progress {cells} {finished} of {} stages done · {right} of {} predictions right",
+        wb.stages.len(),
+        judged.len()
+    )
+}
+
 /// How a run ended, in one line: what `verify` and `flaky` report.
 pub fn run_outcome(run: &PackageRun) -> String {
     match &run.state {
@@ -634,6 +656,38 @@ pub fn why_not_passing(run: &PackageRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::names;
+
+    #[test]
+    fn the_progress_bar_has_a_cell_per_stage() {
+        use crate::state::{PredictionResult, Progress, StageProgress};
+        let text = |n: u32| {
+            format!("[[stage]]\nnumber = {n}\ntitle = \"T\"\nslug = \"s\"\nhints = [\"h\"]\n")
+        };
+        let stages = crate::stages::parse(&(1..=4).map(text).collect::<String>()).expect("parses");
+        let wb = crate::workbook::Workbook {
+            root: ".".into(),
+            stages_file: "stages.toml".into(),
+            state_dir: ".workbook".into(),
+            stages,
+        };
+        let mut progress = Progress::default();
+        let result = |right| PredictionResult {
+            answer: "a".into(),
+            observed: "o".into(),
+            right,
+        };
+        let mut one = StageProgress {
+            done: true,
+            ..StageProgress::default()
+        };
+        one.predictions.insert("p".into(), result(true));
+        one.predictions.insert("q".into(), result(false));
+        progress.stages.insert(1, one);
+        assert_eq!(
+            super::progress_bar(&wb, &progress),
+            "Progress █░░░ 1 of 4 stages done · 1 of 2 predictions right"
+        );
+    }
 
     #[test]
     fn the_cases_of_one_rstest_function_are_named_together() {

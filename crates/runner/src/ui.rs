@@ -234,6 +234,57 @@ impl Spinner {
     }
 }
 
+/// The terminal's settings before [`KeyMode::enter`], to put back at the end
+/// (also on Ctrl-C: see `main`).
+static SAVED_TERMINAL: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// The terminal in key-at-a-time mode (`stty -icanon -echo`: a key arrives when
+/// pressed, without Enter, and is not echoed; output and Ctrl-C are unchanged)
+/// until dropped.
+pub struct KeyMode(());
+
+impl KeyMode {
+    /// `None` when stdin is no terminal (a pipe: keys come a line at a time).
+    pub fn enter() -> Option<Self> {
+        use std::io::IsTerminal;
+        if !std::io::stdin().is_terminal() {
+            return None;
+        }
+        let saved = stty(&["-g"])?;
+        stty(&["-icanon", "-echo", "min", "1"])?;
+        if let Ok(mut slot) = SAVED_TERMINAL.lock() {
+            *slot = Some(saved.trim().to_owned());
+        }
+        Some(Self(()))
+    }
+}
+
+impl Drop for KeyMode {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Puts back the terminal's settings, if [`KeyMode`] changed them.
+pub fn restore_terminal() {
+    let saved = SAVED_TERMINAL.lock().ok().and_then(|mut slot| slot.take());
+    if let Some(saved) = saved {
+        let _ = stty(&[saved.as_str()]);
+    }
+}
+
+fn stty(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("stty")
+        .args(args)
+        .stdin(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// A prompt's result; the cursor it hid is shown again whatever happened, and
 /// Ctrl-C is an interruption, not an error.
 fn answered<T>(result: dialoguer::Result<T>) -> Result<T, Error> {

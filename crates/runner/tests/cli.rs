@@ -608,6 +608,66 @@ fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
 }
 
 #[test]
+fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
+    let root = copy_of("workbook", "watch-keys");
+    let state = root.join(".workbook");
+    let mut child = workbook(&root, &state)
+        .args(["watch", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the runner starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut wait_for = |needle: &str, seen: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !seen.iter().any(|l| l.contains(needle)) {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no {needle:?} within 120 s:\n{}", seen.join("\n")),
+            }
+        }
+    };
+    wait_for("n: on to stage 2", &mut seen);
+    assert!(
+        seen.iter()
+            .any(|l| l.starts_with("Progress █░░░ 1 of 4 stages done")),
+        "the progress bar: {}",
+        seen.join("\n")
+    );
+    stdin.write_all(b"h\n").expect("h is sent");
+    wait_for("Hint 1 of 2 for stage 1", &mut seen);
+    stdin.write_all(b"n\n").expect("n is sent");
+    wait_for("Stage 2 of 4", &mut seen);
+    wait_for("n: the next stage, once this one passes", &mut seen);
+    stdin.write_all(b"q\n").expect("q is sent");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert!(out.status.success());
+    let all = seen.join("\n");
+    assert_eq!(
+        all.matches("Stage 1 of 4").count(),
+        1,
+        "h shows a hint without a rerun: {all}"
+    );
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(
+        progress["stages"]["1"]["runs"], 1,
+        "one run, counted once: {progress}"
+    );
+    assert_eq!(progress["stages"]["2"]["runs"], 1, "{progress}");
+}
+
+#[test]
 fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));

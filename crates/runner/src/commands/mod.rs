@@ -140,6 +140,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
         println!("{table}");
     }
     review_progress(wb, &state)?;
+    println!("{}", render::progress_bar(wb, &progress));
     let line = match next {
         Some(stage) => format!(
             "Next: stage {} · {}: {}.",

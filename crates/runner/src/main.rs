@@ -33,7 +33,7 @@ use crate::workbook::{Locations, Workbook};
     name = "workbook",
     version,
     about = "The Idempotency Workbook's runner: predict, run a stage's tests, compare.",
-    after_help = "Through just: `just stage 1`; without just: `cargo workbook stage 1`."
+    after_help = "Start with `cargo workbook stage 1` (or `just stage 1`, with just installed)."
 )]
 struct Cli {
     /// The workbook's root (where stages.toml and the workspace's Cargo.toml are).
@@ -197,7 +197,7 @@ fn run(cli: Cli) -> Result<bool, Error> {
             };
             commands::stage::run(&wb, number, options)
         }
-        Command::Hint { number } => commands::hint(&wb, number).map(|()| true),
+        Command::Hint { number } => commands::hint(&wb, number, None).map(|()| true),
         Command::Watch { number, timeout } => {
             commands::watch::run(&wb, number, Duration::from_secs(timeout)).map(|()| true)
         }

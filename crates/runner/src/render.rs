@@ -536,21 +536,23 @@ fn causes(observations: &Observations, hint: &str) -> Vec<(&'static str, String)
 }
 
 /// "Stage N is done" and where to go next.
-pub fn next(wb: &Workbook, stage: &Stage, done: &dyn Fn(u32) -> bool) {
+pub fn next(wb: &Workbook, stage: &Stage, done: &dyn Fn(u32) -> bool, watching: bool) {
     println!("{} Stage {} is done.", ui::good(ui::PASS), stage.number);
     match wb.next_stage(stage.number) {
-        Some(next) => println!(
-            "{}",
-            ui::wrap(
-                &format!(
-                    "Next: stage {} · {}: run {}.",
-                    next.number,
-                    next.title,
-                    command(&format!("stage {}", next.number))
-                ),
-                0
-            )
-        ),
+        Some(next) => {
+            let how = if watching {
+                "press n".to_owned()
+            } else {
+                format!("run {}", command(&format!("stage {}", next.number)))
+            };
+            println!(
+                "{}",
+                ui::wrap(
+                    &format!("Next: stage {} · {}: {how}.", next.number, next.title),
+                    0
+                )
+            );
+        }
         None => {
             let open: Vec<String> = wb
                 .stages

@@ -20,8 +20,9 @@ use crate::state::State;
 use crate::ui;
 use crate::workbook::Workbook;
 
-/// `workbook hint N`: the next hint, one more each time.
-pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
+/// `workbook hint N`: the next hint, one more each time (`again`: how the
+/// learner asks for the next one).
+pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error> {
     let stage = wb.stage(number)?;
     let state = State::new(&wb.state_dir);
     let total = stage.hints.len();
@@ -64,10 +65,11 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
     );
     println!("{}", ui::wrap(&stage.hints[index], 2));
     let note = if hints.shown < total {
-        format!(
-            "({} again shows the next one.)",
-            command(&format!("hint {number}"))
-        )
+        let again = match again {
+            Some(key) => key.to_owned(),
+            None => format!("{} again", command(&format!("hint {number}"))),
+        };
+        format!("({again} shows the next one.)")
     } else {
         format!(
             "(That was the last hint. {} shows the model answer.)",

@@ -89,7 +89,7 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     let progress = record_run(&state, number, passed, &results)?;
     if passed {
         let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);
-        render::next(wb, stage, &done);
+        render::next(wb, stage, &done, options.watching);
     }
     Ok(passed)
 }

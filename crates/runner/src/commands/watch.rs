@@ -100,7 +100,7 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
                 Some(Key::Rerun) => break,
                 Some(Key::Hint) => {
                     println!();
-                    if let Err(e) = hint(wb, number) {
+                    if let Err(e) = hint(wb, number, Some("h again")) {
                         println!("{} {e}", ui::bad("error:"));
                     }
                 }

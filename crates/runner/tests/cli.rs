@@ -629,7 +629,7 @@ fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
         }
     });
     let mut seen: Vec<String> = Vec::new();
-    let mut wait_for = |needle: &str, seen: &mut Vec<String>| {
+    let wait_for = |needle: &str, seen: &mut Vec<String>| {
         let deadline = Instant::now() + Duration::from_secs(120);
         while !seen.iter().any(|l| l.contains(needle)) {
             match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {

@@ -9,8 +9,8 @@ use std::time::Duration;
 use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
 use crate::review::{
-    Evidence, Grade, Review, ReviewAnswer, Route, RouteReview, TEST_TARGET, Verdict, disagreements,
-    lines,
+    Evidence, Grade, Item, Review, ReviewAnswer, Route, RouteReview, TEST_TARGET, Verdict,
+    disagreements, lines,
 };
 use crate::run::{PackageRun, build_and_run};
 use crate::state::{State, now};
@@ -67,7 +67,7 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
     for (i, route) in open.iter().enumerate() {
         let source = read_route(wb, route)?;
         show_route(route, &source);
-        let answers = ask(&review, route)?;
+        let answers = ask(&review, route, &source)?;
         reviews.routes.insert(
             route.name.clone(),
             RouteReview {
@@ -192,8 +192,13 @@ fn introduce(review: &Review, count: usize) {
 fn show_route(route: &Route, source: &str) {
     println!();
     ui::heading(&format!("Route {} ({})", route.name, route.file.display()));
+    show_lines(source, 0, usize::MAX);
+}
+
+/// Lines `from..from + count` of `source`, numbered from 1.
+fn show_lines(source: &str, from: usize, count: usize) {
     let width = source.lines().count().to_string().len();
-    for (i, line) in source.lines().enumerate() {
+    for (i, line) in source.lines().enumerate().skip(from).take(count) {
         println!(
             "{} {line}",
             console::style(format!("{:>width$}", i + 1)).dim()
@@ -201,7 +206,11 @@ fn show_route(route: &Route, source: &str) {
     }
 }
 
-fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>, Error> {
+fn ask(
+    review: &Review,
+    route: &Route,
+    source: &str,
+) -> Result<BTreeMap<String, ReviewAnswer>, Error> {
     println!();
     ui::heading(&format!("Your review of route {}", route.name));
     let labels: Vec<String> = Verdict::ALL
@@ -224,7 +233,7 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
         let offered = if item.may_not_apply { 4 } else { 3 };
         let verdict = Verdict::ALL[ui::select("Route's answer", &labels[..offered])?];
         let line = if verdict == Verdict::Incorrect {
-            ask_line()?
+            ask_line(item, source)?
         } else {
             None
         };
@@ -233,14 +242,41 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
     Ok(answers)
 }
 
-fn ask_line() -> Result<Option<usize>, Error> {
+/// Asks which line is wrong, with the route on screen a page at a time (a
+/// page fits the terminal, whatever its height): `m` shows the next page, `b`
+/// the one before.
+fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
+    let total = source.lines().count();
+    let rows = usize::from(console::Term::stdout().size().0);
+    // The question, the page's heading and the prompt stay on screen too.
+    let page = rows.saturating_sub(8).max(10);
+    let mut from = 0;
     loop {
-        let Some(text) = ui::line("Which line? (a number; Enter to skip)")? else {
+        let to = (from + page).min(total);
+        println!();
+        ui::note(&format!(
+            "Route, lines {}–{to} of {total} ({}):",
+            from + 1,
+            item.label
+        ));
+        show_lines(source, from, page);
+        let more = if total > page {
+            "; m: more lines, b: back"
+        } else {
+            ""
+        };
+        let Some(text) = ui::line(&format!("Which line? (a number; Enter to skip{more})"))? else {
             return Ok(None);
         };
-        match text.parse::<usize>() {
-            Ok(line) if line > 0 => return Ok(Some(line)),
-            _ => ui::note(&format!("  {text:?} is not a line number.")),
+        match text.as_str() {
+            "m" => from = if to >= total { 0 } else { to },
+            "b" => from = from.saturating_sub(page),
+            _ => match text.parse::<usize>() {
+                Ok(line) if (1..=total).contains(&line) => return Ok(Some(line)),
+                _ => ui::note(&format!(
+                    "  {text:?} is not a line of the route (1 to {total})."
+                )),
+            },
         }
     }
 }

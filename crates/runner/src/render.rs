@@ -144,7 +144,7 @@ pub fn observations(stage: &Stage, observations: &Observations) {
         };
         table.add_row([scenario_name(stage, name), text]);
     }
-    println!("{table}");
+    ui::print_table(table);
 }
 
 /// A scenario as the learner knows it: the question(s) it answers.
@@ -214,7 +214,7 @@ pub fn predictions(judged: &[Judged<'_>]) {
                 judgement(j.judgement),
             ]);
         }
-        println!("{table}");
+        ui::print_table(table);
     }
     if !unrecorded.is_empty() {
         let asked = unrecorded.iter().filter(|j| j.answer.is_some()).count();

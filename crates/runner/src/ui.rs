@@ -39,6 +39,36 @@ pub fn table<const N: usize>(header: [&str; N]) -> Table {
     table
 }
 
+/// Prints `table` so that no cell breaks a word: each column is at least as wide
+/// as its longest word (a column's share of the width at most).
+pub fn print_table(mut table: Table) {
+    let columns = table.column_count();
+    let share = usize::from(width()).saturating_sub(3 * columns + 1) / columns.max(1);
+    let mut longest = vec![0usize; columns];
+    for row in table.row_iter() {
+        for (i, cell) in row.cell_iter().enumerate() {
+            let word = cell
+                .content()
+                .split_whitespace()
+                .map(console::measure_text_width)
+                .max()
+                .unwrap_or(0);
+            if let Some(w) = longest.get_mut(i) {
+                *w = (*w).max(word);
+            }
+        }
+    }
+    for (i, word) in longest.into_iter().enumerate() {
+        if let Some(column) = table.column_mut(i)
+            && column.constraint().is_none()
+            && let Ok(word) = u16::try_from(word.min(share))
+        {
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(word)));
+        }
+    }
+    println!("{table}");
+}
+
 /// Gives column `index` at least `percent` of the table's width.
 pub fn at_least(table: &mut Table, index: usize, percent: u16) {
     if let Some(column) = table.column_mut(index) {

@@ -204,7 +204,7 @@ fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {
             p.example.clone().unwrap_or_default(),
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     let bad: u32 = pairs.iter().map(|p| p.bad).sum();
     ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));
     // The plain closing line a log is read for.

@@ -127,7 +127,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
             format!("{hints} of {}", stage.hints.len()),
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     if !judged.is_empty() {
         let mut table = ui::table(["stage", "question", "you said", "what happened", ""]);
         for (number, question, r) in judged {
@@ -139,7 +139,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
                 render::judgement(Judgement::kept(r.right)),
             ]);
         }
-        println!("{table}");
+        ui::print_table(table);
     }
     review_progress(wb, &state)?;
     println!("{}", render::progress_bar(wb, &progress));

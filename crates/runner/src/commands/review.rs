@@ -341,7 +341,7 @@ fn show_verdicts(
         };
         table.add_row([item.label.clone(), said, happened, mark]);
     }
-    println!("{table}");
+    ui::print_table(table);
     ui::note(&ui::wrap(
         &format!(
             "{points} of {out_of} points for route {} (one per item judged right; one more \
@@ -365,7 +365,7 @@ fn show_summary(review: &Review, reviews: &crate::review::Reviews) {
         table.add_row([route.name.clone(), shown]);
     }
     let (_, points, out_of) = reviews.totals(review);
-    println!("{table}");
+    ui::print_table(table);
     if out_of > 0 {
         ui::note(&format!("  In all: {points} of {out_of} points."));
     }
@@ -436,6 +436,6 @@ fn evidence_table(
             },
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     Ok(agree)
 }

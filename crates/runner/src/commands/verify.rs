@@ -451,7 +451,7 @@ fn summary(checks: &[Check], elapsed: Duration) {
             },
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     let failed = checks.iter().filter(|c| !c.ok).count();
     let passed = checks.len() - failed;
     ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));

@@ -2,9 +2,10 @@
 //!
 //! `create_payment` below is stage 5's answer: correct, and eight round trips for
 //! a new key (BEGIN, read lock_timeout, set it, INSERT the key, set it back,
-//! INSERT the payment, UPDATE the key, COMMIT), two for a retry. Keep its promise
-//! and send ONE statement, in autocommit, for a new key and for a key answered
-//! before:
+//! INSERT the payment, UPDATE the key, COMMIT), seven for a retry (BEGIN, read,
+//! set, an INSERT that does nothing, set back, ROLLBACK, SELECT the answer). Keep
+//! its promise and send ONE statement, in autocommit, for a new key and for a key
+//! answered before:
 //! 1. read the key row first: when it was committed before the statement began,
 //!    the statement's snapshot shows it; then that row is the answer, and nothing
 //!    else may run (no `nextval`, no write, no wait);

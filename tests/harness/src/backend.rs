@@ -87,7 +87,7 @@ impl fmt::Display for NoServer {
              3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
                 macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
                 found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
-             Run `just doctor` to see what this machine has."
+             Run `cargo workbook doctor` to see what this machine has."
         )
     }
 }

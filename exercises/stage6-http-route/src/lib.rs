@@ -26,9 +26,11 @@ pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API: one route, `POST /payments`.

@@ -127,7 +127,7 @@ enum Command {
     /// Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise;
     /// --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C.
     Api {
-        /// The stage whose API to serve (6, 8, 9 or 12).
+        /// The HTTP stage whose API to serve.
         #[arg(long, default_value_t = 6, value_name = "N")]
         stage: u32,
         /// Serve the model answer instead of your exercise.

@@ -109,10 +109,18 @@ pub fn respond(reply: Reply) -> Response {
     } else {
         "application/json"
     };
-    (
+    let mut response = (
         status,
         [(header::CONTENT_TYPE, content_type)],
         reply.body.to_string(),
     )
-        .into_response()
+        .into_response();
+    // A 409 here means "still in flight": say when to come back (RFC 9110 §10.2.3),
+    // so that a client waits about as long as the first request may still take.
+    if status == StatusCode::CONFLICT {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
+    response
 }

@@ -238,10 +238,10 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         other.content_type
     );
+    let expected = format!("{}key-reused", payment_model::PROBLEM_BASE);
     assert!(
-        other.body["type"] == format!("{}key-reused", payment_model::PROBLEM_BASE),
-        "the problem's type should be {}: it is {}",
-        format!("{}key-reused", payment_model::PROBLEM_BASE),
+        other.body["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
         other.body["type"]
     );
     let made = db.payment_count().await;
@@ -288,10 +288,10 @@ async fn a_body_over_the_limit_is_a_413_problem_and_touches_nothing() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         content_type
     );
+    let expected = format!("{}body-too-large", payment_model::PROBLEM_BASE);
     assert!(
-        problem["type"] == format!("{}body-too-large", payment_model::PROBLEM_BASE),
-        "the problem's type should be {}: it is {}",
-        format!("{}body-too-large", payment_model::PROBLEM_BASE),
+        problem["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
         problem["type"]
     );
     assert!(
@@ -319,10 +319,10 @@ async fn another_method_is_a_405_problem_that_says_post() {
         "the answer's Allow header should be POST: it is {:?}",
         allow.as_deref()
     );
+    let expected = format!("{}method-not-allowed", payment_model::PROBLEM_BASE);
     assert!(
-        problem["type"] == format!("{}method-not-allowed", payment_model::PROBLEM_BASE),
-        "the problem's type should be {}: it is {}",
-        format!("{}method-not-allowed", payment_model::PROBLEM_BASE),
+        problem["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
         problem["type"]
     );
 }
@@ -339,10 +339,10 @@ async fn another_path_is_a_404_problem() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         content_type
     );
+    let expected = format!("{}not-found", payment_model::PROBLEM_BASE);
     assert!(
-        problem["type"] == format!("{}not-found", payment_model::PROBLEM_BASE),
-        "the problem's type should be {}: it is {}",
-        format!("{}not-found", payment_model::PROBLEM_BASE),
+        problem["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
         problem["type"]
     );
 }

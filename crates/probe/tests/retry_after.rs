@@ -16,11 +16,13 @@ use axum::routing::post;
 use probe::{CheckId, Options, Report, Verdict};
 use tokio::sync::{Mutex, Notify};
 
+/// A key's stored id (once its first request has finished), and what wakes its
+/// first request when a duplicate has been told 409.
+type Entry = (Option<u64>, Arc<Notify>);
+
 #[derive(Default)]
 struct Keys {
-    /// Per key: the stored answer's id once the first request has finished, and
-    /// what wakes the first request when a duplicate has been told 409.
-    answers: Mutex<HashMap<String, (Option<u64>, Arc<Notify>)>>,
+    answers: Mutex<HashMap<String, Entry>>,
     with_retry_after: bool,
 }
 

@@ -238,16 +238,21 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         other.content_type
     );
-    let expected = format!("{}key-reused", payment_model::PROBLEM_BASE);
-    assert!(
-        other.body["type"] == expected.as_str(),
-        "the problem's type should be {expected}: it is {}",
-        other.body["type"]
-    );
+    assert_problem_type(&other.body, "key-reused");
     let made = db.payment_count().await;
     assert!(
         made == 1,
         "1 payment should have been made by now: there are {made}"
+    );
+}
+
+/// The problem's `type` should be the workbook's URI for `kind`.
+fn assert_problem_type(problem: &Value, kind: &str) {
+    let expected = format!("{}{kind}", payment_model::PROBLEM_BASE);
+    assert!(
+        problem["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
+        problem["type"]
     );
 }
 
@@ -288,12 +293,7 @@ async fn a_body_over_the_limit_is_a_413_problem_and_touches_nothing() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         content_type
     );
-    let expected = format!("{}body-too-large", payment_model::PROBLEM_BASE);
-    assert!(
-        problem["type"] == expected.as_str(),
-        "the problem's type should be {expected}: it is {}",
-        problem["type"]
-    );
+    assert_problem_type(&problem, "body-too-large");
     assert!(
         problem["status"] == 413,
         "the problem's status should be 413: it is {}",
@@ -319,12 +319,7 @@ async fn another_method_is_a_405_problem_that_says_post() {
         "the answer's Allow header should be POST: it is {:?}",
         allow.as_deref()
     );
-    let expected = format!("{}method-not-allowed", payment_model::PROBLEM_BASE);
-    assert!(
-        problem["type"] == expected.as_str(),
-        "the problem's type should be {expected}: it is {}",
-        problem["type"]
-    );
+    assert_problem_type(&problem, "method-not-allowed");
 }
 
 #[tokio::test]
@@ -339,10 +334,5 @@ async fn another_path_is_a_404_problem() {
         "the answer's content type should be \"application/problem+json\": it is {:?}",
         content_type
     );
-    let expected = format!("{}not-found", payment_model::PROBLEM_BASE);
-    assert!(
-        problem["type"] == expected.as_str(),
-        "the problem's type should be {expected}: it is {}",
-        problem["type"]
-    );
+    assert_problem_type(&problem, "not-found");
 }

@@ -9,6 +9,11 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(feature = "serve")]
+pub use serve::{HEADER_READ_TIMEOUT, serve, serve_with};
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};

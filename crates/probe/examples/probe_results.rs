@@ -11,6 +11,8 @@
 //! `--check` compares the table only. The figures under it (the burst's answers and
 //! payments, the time) vary from run to run.
 
+// The shapes the book's table does not show are the tests'.
+#[allow(dead_code)]
 #[path = "../tests/server/mod.rs"]
 mod server;
 
@@ -21,7 +23,7 @@ use std::time::Duration;
 use harness::{PoolSize, TestDb, reference_schema};
 use probe::{CheckId, Options, Report, Verdict};
 use server::external::{ExternalServer, article_api, article_schema, missing_setup, servers_dir};
-use server::{Shape, serve, serve_shape};
+use server::{Shape, serve, serve_instances, serve_shape};
 
 /// The bound of every request: deadlocked requests are given up on after this
 /// (short, for a short run; their pools would wait 30 s).
@@ -31,6 +33,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 enum Subject {
     ModelAnswer,
     Wrong(Shape),
+    /// A wrong shape served as this many instances over one database, the probe
+    /// spreading its bursts across them.
+    Instances(Shape, usize),
     /// A server of servers/, by the name servers/start.sh takes.
     External(&'static str),
 }
@@ -52,6 +57,14 @@ const ROWS: &[(&str, Subject)] = &[
     (
         "Rust: the stored answer read through the pool inside the transaction, pool of 10 (stage 5)",
         Subject::Wrong(Shape::ReadsThroughThePool { pool: 10 }),
+    ),
+    (
+        "Rust: the key guarded by a lock in memory, one instance",
+        Subject::Instances(Shape::InProcessLock, 1),
+    ),
+    (
+        "Rust: the key guarded by a lock in memory, two instances",
+        Subject::Instances(Shape::InProcessLock, 2),
     ),
 ];
 
@@ -151,7 +164,7 @@ async fn table(with_servers: bool) -> Result<String, String> {
     for (name, subject) in rows {
         let report = probe(subject).await?;
         out.push_str(&format!("| {name} |"));
-        for id in CheckId::ALL {
+        for &id in CheckId::ALL {
             let cell = match report.check(id).map(|c| c.verdict) {
                 Some(Verdict::Fail) => "**fail**",
                 Some(Verdict::Warn) => "warn",
@@ -181,10 +194,12 @@ fn burst_figures(report: &Report) -> String {
         .check(CheckId::Burst)
         .map(|c| c.evidence.as_slice())
         .unwrap_or_default();
-    // "20 requests, key …, heads first then every body at once: 201 ×20 in 34 ms"
+    // "20 requests, key …, heads first then every body at once[, spread across 2
+    // instances]: 201 ×20 in 34 ms"
     let answers = evidence
         .first()
-        .and_then(|line| line.split_once(" at once: "))
+        .and_then(|line| line.split_once(" at once"))
+        .and_then(|(_, rest)| rest.split_once(": "))
         .map(|(_, rest)| rest.rsplit_once(" in ").map_or(rest, |(tally, _)| tally))
         .unwrap_or("not run");
     // "effects: 10 created (expected 1)"
@@ -220,6 +235,11 @@ async fn probe(subject: &Subject) -> Result<Report, String> {
         Subject::Wrong(shape) => {
             let addr = serve_shape(&db, *shape).await;
             Options::new(format!("http://{addr}"))
+                .counting(db.url(), "select count(*) from payments")
+        }
+        Subject::Instances(shape, instances) => {
+            let addrs = serve_instances(&db, *shape, *instances).await;
+            Options::across(addrs.iter().map(|a| format!("http://{a}")).collect())
                 .counting(db.url(), "select count(*) from payments")
         }
         Subject::External(name) => {

@@ -20,9 +20,11 @@ pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API: one route, `POST /payments`.
@@ -107,10 +109,18 @@ pub fn respond(reply: Reply) -> Response {
     } else {
         "application/json"
     };
-    (
+    let mut response = (
         status,
         [(header::CONTENT_TYPE, content_type)],
         reply.body.to_string(),
     )
-        .into_response()
+        .into_response();
+    // A 409 here means "still in flight": say when to come back (RFC 9110 §10.2.3),
+    // so that a client waits about as long as the first request may still take.
+    if status == StatusCode::CONFLICT {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
+    response
 }

@@ -54,7 +54,8 @@ fi
 
 # --- Go and Java: Debian's packages, installed when missing (as root, with apt-get).
 # Go 1.19 with lib/pq 1.10.7, built in GOPATH mode against /usr/share/gocode; Java 17
-# with pgjdbc 42.5.5, HikariCP 2.7.9 (and its slf4j) and Gson, jars in /usr/share/java.
+# with pgjdbc 42.5.5, HikariCP 2.7.9 (and its slf4j), Gson, and junixsocket (pgjdbc's way to
+# a Unix socket), jars in /usr/share/java.
 debian_packages=()
 command -v go >/dev/null || debian_packages+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/lib/pq ] || debian_packages+=(golang-github-lib-pq-dev)
@@ -65,6 +66,7 @@ while read -r jar; do
         */postgresql.jar) debian_packages+=(libpostgresql-jdbc-java) ;;
         */HikariCP.jar | */slf4j-*.jar) debian_packages+=(libhikaricp-java libslf4j-java) ;;
         */gson.jar) debian_packages+=(libgoogle-gson-java) ;;
+        */junixsocket-*.jar) debian_packages+=(libjunixsocket-java libjunixsocket-jni) ;;
         *) fail "servers/java/classpath names $jar, which no Debian package of this script provides" ;;
     esac
 done <"$here/java/classpath"

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -201,7 +202,7 @@ func run() int {
 		log.Print("usage: DATABASE_URL=postgres://... PORT=8085 [POOL_SIZE=10] pagamentos [idempotente|antes-do-rollback]")
 		return 2
 	}
-	db, err := sql.Open("postgres", semTLSNoLoopback(endereco))
+	db, err := sql.Open("postgres", paraLibPq(endereco))
 	if err != nil {
 		log.Printf("DATABASE_URL is not a PostgreSQL URL: %v", err)
 		return 2
@@ -232,21 +233,29 @@ func run() int {
 	return 1
 }
 
-// semTLSNoLoopback adds sslmode=disable to a URL that names no sslmode and a database on
-// this machine. lib/pq's default is "require", and it has no "prefer" (libpq's default,
-// which the other servers' drivers follow): without this, the URL that works for them
-// would fail here against a local server without TLS. Elsewhere lib/pq's default stays.
-func semTLSNoLoopback(endereco string) string {
+// paraLibPq reads DATABASE_URL as libpq does, where lib/pq differs:
+//   - a `host` parameter (a Unix socket's folder, as the workbook's harness gives)
+//     names the server, not the URL's host (lib/pq would keep "localhost");
+//   - a URL that names no sslmode, for a server on this machine, gets sslmode=disable:
+//     lib/pq's default is "require" and it has no "prefer" (libpq's default, which the
+//     other servers' drivers follow), so the URL that works for them would fail here
+//     against a local server without TLS. Elsewhere lib/pq's default stays.
+func paraLibPq(endereco string) string {
 	u, err := url.Parse(endereco)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Query().Has("sslmode") {
-		return endereco
-	}
-	ip := net.ParseIP(u.Hostname())
-	if u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return endereco
 	}
 	consulta := u.Query()
-	consulta.Set("sslmode", "disable")
+	host := u.Hostname()
+	if soquete := consulta.Get("host"); soquete != "" {
+		host = soquete
+		u.Host = ":" + u.Port() // no host in the URL: lib/pq then takes the parameter
+	}
+	ip := net.ParseIP(host)
+	local := strings.HasPrefix(host, "/") || host == "localhost" || (ip != nil && ip.IsLoopback())
+	if local && !consulta.Has("sslmode") {
+		consulta.Set("sslmode", "disable")
+	}
 	u.RawQuery = consulta.Encode()
 	return u.String()
 }

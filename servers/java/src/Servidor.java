@@ -23,11 +23,13 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -214,16 +216,34 @@ public final class Servidor {
     }
 
     /** DATABASE_URL as libpq writes it (postgresql://user:password@host:port/db?...), as
-     * JDBC wants it: the credentials apart, the rest after jdbc:. */
+     * JDBC wants it: the credentials apart, the rest after jdbc:. A `host` parameter naming
+     * a folder is a Unix socket, as libpq reads it: pgjdbc reaches it through junixsocket's
+     * socket factory (Debian's libjunixsocket-java), the way pgjdbc's documentation shows. */
     static HikariConfig configuracao(String url, int conexoes) throws URISyntaxException {
         var uri = new URI(url);
-        if (!Set.of("postgres", "postgresql").contains(String.valueOf(uri.getScheme())) || uri.getHost() == null) {
+        if (!Set.of("postgres", "postgresql").contains(String.valueOf(uri.getScheme()))) {
             throw new URISyntaxException(url, "expected postgresql://user@host:port/database");
         }
+        var parametros = new ArrayList<String>();
+        String soquete = null;
+        if (uri.getRawQuery() != null) {
+            for (var parametro : uri.getRawQuery().split("&")) {
+                if (parametro.startsWith("host=%2F") || parametro.startsWith("host=/")) {
+                    soquete = URLDecoder.decode(parametro.substring(5), StandardCharsets.UTF_8);
+                } else {
+                    parametros.add(parametro);
+                }
+            }
+        }
+        var porta = uri.getPort() == -1 ? 5432 : uri.getPort();
+        if (soquete != null) {
+            parametros.add("socketFactory=org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg");
+            parametros.add("socketFactoryArg=" + URLEncoder.encode(soquete + "/.s.PGSQL." + porta, StandardCharsets.UTF_8));
+        }
+        var host = uri.getHost() == null ? "localhost" : uri.getHost();
         var config = new HikariConfig();
-        var porta = uri.getPort() == -1 ? "" : ":" + uri.getPort();
-        var consulta = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
-        config.setJdbcUrl("jdbc:postgresql://" + uri.getHost() + porta + uri.getRawPath() + consulta);
+        config.setJdbcUrl("jdbc:postgresql://" + host + ":" + porta + uri.getRawPath()
+                + (parametros.isEmpty() ? "" : "?" + String.join("&", parametros)));
         var usuario = uri.getRawUserInfo();
         if (usuario != null) {
             var partes = usuario.split(":", 2);

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use harness::Schema;
 use probe::Options;
 
-/// How long a server may take to listen (Node and Python start in about a second).
+/// How long a server may take to listen (Node, Python and Java start in about a second).
 const READY_BOUND: Duration = Duration::from_secs(30);
 
 /// How long a stopped server may take to exit before it is killed.
@@ -40,6 +40,8 @@ pub fn missing_setup(servers: &Path) -> Option<String> {
         "python/.venv/bin/python",
         "typescript/node_modules",
         "typescript/dist/server.js",
+        "go/pagamentos",
+        "java/classes/Servidor.class",
     ];
     let missing: Vec<String> = needed
         .iter()
@@ -48,8 +50,9 @@ pub fn missing_setup(servers: &Path) -> Option<String> {
         .collect();
     (!missing.is_empty()).then(|| {
         format!(
-            "the Python and TypeScript servers are not installed (no {}): run servers/setup.sh \
-             (it needs Python 3.10+ with venv and Node.js 20+ with npm)",
+            "the servers of servers/ are not installed (no {}): run servers/setup.sh \
+             (it needs Python 3.10+ with venv and Node.js 20+ with npm, and installs Go and \
+             Java from Debian's packages when run as root)",
             missing.join(", no ")
         )
     })

@@ -1,7 +1,9 @@
 //! The book's table of probe results: every check, run against stage 6's model
 //! answer and the wrong shapes (crates/probe/tests/server), and with
-//! `--with-servers` against the Python and TypeScript servers of servers/ (which
-//! need servers/setup.sh), one row each, each on a database of its own.
+//! `--with-servers` against the Python, TypeScript, Go and Java servers of servers/ (which
+//! need servers/setup.sh), one row each, each on a database of its own. With the
+//! servers, the article's two tables too (article/languages.rs), in languages.md
+//! beside the file that `--write` and `--check` name.
 //!
 //!     cargo run -q -p idempotency-probe --example probe_results -- --with-servers   # print it
 //!     ... -- --with-servers --write book/src/generated/probe-results.md             # rewrite it
@@ -169,15 +171,22 @@ async fn files(with_servers: bool) -> Result<Vec<String>, String> {
     if !with_servers {
         return Ok(vec![probe_table]);
     }
-    // The variant's bursts wait up to 40 s each: after the probes (which they would
-    // slow down), beside one another.
-    let variants: Vec<_> = languages::LANGUAGES
-        .iter()
-        .filter_map(|l| l.second_connection.as_ref().map(|(name, _)| *name))
-        .map(|name| (name, tokio::spawn(languages::variant_burst(name))))
+    // The variants' bursts wait up to 40 s each: after the probes (which they would
+    // slow down), beside one another. Their servers start one after another first: a
+    // JVM starting takes both cores for a second, and a burst beside it could arrive
+    // spread out enough to miss the deadlock.
+    let mut variants = Vec::new();
+    for language in languages::LANGUAGES {
+        if let Some((name, _)) = &language.second_connection {
+            variants.push((*name, languages::Variant::start(name).await?));
+        }
+    }
+    let running: Vec<_> = variants
+        .into_iter()
+        .map(|(name, variant)| (name, tokio::spawn(variant.burst())))
         .collect();
     let mut bursts = Vec::new();
-    for (name, burst) in variants {
+    for (name, burst) in running {
         let burst = burst
             .await
             .map_err(|e| format!("the variant burst of {name} failed: {e}"))??;

@@ -210,38 +210,51 @@ impl VariantBurst {
     }
 }
 
-/// Starts `name` on a database of its own and sends it the variant's burst.
-pub async fn variant_burst(name: &'static str) -> Result<VariantBurst, String> {
-    let db = TestDb::create(article_schema()).await;
-    let server = ExternalServer::start(&servers_dir(), name, &db.url())?;
-    let port = server.port;
-    let started = Instant::now();
-    let gate = Arc::new(tokio::sync::Barrier::new(VARIANT_BURST));
-    let requests: Vec<_> = (0..VARIANT_BURST)
-        .map(|_| {
-            let gate = Arc::clone(&gate);
-            tokio::spawn(async move {
-                let answer = tokio::time::timeout(VARIANT_PATIENCE, post(port, &gate)).await;
-                (answer.ok().flatten(), started.elapsed())
-            })
-        })
-        .collect();
-    let mut burst = VariantBurst {
-        statuses: Vec::new(),
-        last_answer: Duration::ZERO,
-    };
-    for request in requests {
-        let (status, at) = request
-            .await
-            .map_err(|e| format!("a request's task failed: {e}"))?;
-        if status.is_some() {
-            burst.last_answer = burst.last_answer.max(at);
-        }
-        burst.statuses.push(status);
+/// A second-connection variant, started on a database of its own.
+pub struct Variant {
+    server: ExternalServer,
+    _db: TestDb,
+}
+
+impl Variant {
+    /// Starts `name` (servers/start.sh) and waits until it listens.
+    pub async fn start(name: &str) -> Result<Self, String> {
+        let db = TestDb::create(article_schema()).await;
+        let server = ExternalServer::start(&servers_dir(), name, &db.url())?;
+        Ok(Self { server, _db: db })
     }
-    // Stopped before its database is dropped.
-    drop(server);
-    Ok(burst)
+
+    /// Sends the variant's burst and waits for its answers, then stops the server
+    /// (before its database is dropped).
+    pub async fn burst(self) -> Result<VariantBurst, String> {
+        let port = self.server.port;
+        let started = Instant::now();
+        let gate = Arc::new(tokio::sync::Barrier::new(VARIANT_BURST));
+        let requests: Vec<_> = (0..VARIANT_BURST)
+            .map(|_| {
+                let gate = Arc::clone(&gate);
+                tokio::spawn(async move {
+                    let answer = tokio::time::timeout(VARIANT_PATIENCE, post(port, &gate)).await;
+                    (answer.ok().flatten(), started.elapsed())
+                })
+            })
+            .collect();
+        let mut burst = VariantBurst {
+            statuses: Vec::new(),
+            last_answer: Duration::ZERO,
+        };
+        for request in requests {
+            let (status, at) = request
+                .await
+                .map_err(|e| format!("a request's task failed: {e}"))?;
+            if status.is_some() {
+                burst.last_answer = burst.last_answer.max(at);
+            }
+            burst.statuses.push(status);
+        }
+        drop(self.server);
+        Ok(burst)
+    }
 }
 
 /// One `POST /pagamentos` with the burst's key, its head sent at once and its body

@@ -24,6 +24,14 @@ const READY_BOUND: Duration = Duration::from_secs(30);
 /// How long a stopped server may take to exit before it is killed.
 const STOP_BOUND: Duration = Duration::from_secs(5);
 
+/// The card authorisation every server pauses for, in milliseconds, when these tests
+/// start it (its own default is 20). A burst shows a wrong server's deadlock only if
+/// every request holds or waits for a connection before the first one commits; on a
+/// loaded machine Node took over 300 ms to answer the 20 requests of a burst, and with
+/// 20 ms the first payment committed before the others queued (typescript-wrong missed
+/// its deadlock in 2 of 10 runs). A real authorisation takes longer than either.
+const AUTORIZACAO_MS: &str = "100";
+
 /// How many of a server's last stderr lines are kept, for the messages.
 const LOG_LINES: usize = 20;
 
@@ -114,6 +122,7 @@ impl ExternalServer {
         let mut command = Command::new(&script);
         command
             .args([name, &port.to_string(), database_url])
+            .env("AUTORIZACAO_MS", AUTORIZACAO_MS)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -11,7 +11,7 @@
 //! 4. when the statement returns no row, read the stored answer in a NEW statement
 //!    (stage 4's `stored_reply`); when it fails with 55P03, answer 409.
 //!
-//! `just hint 10` when stuck.
+//! `cargo workbook hint 10` when stuck.
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports)]

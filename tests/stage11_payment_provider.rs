@@ -604,7 +604,7 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
     s.expire_leases().await;
     s.provider.inject([ProviderFault::AnswerLate]);
     let second = spawn_payment(&s.app);
-    s.provider.wait_until_held(2).await;
+    s.provider.wait_until_held_by(2, &second).await;
     // The first call fails at last: the first request answers 502 and releases.
     s.provider.drop_first_held();
     let first = within(BOUND, "the first request", first)
@@ -684,7 +684,8 @@ async fn a_refusal_the_provider_keeps_is_the_keys_final_answer(
         statuses, expected,
         "the provider keeps its answer for the key and replays it to every retry: a refusal \
          it keeps is final (stored with our key, a 402), never a 502 asking for a retry that \
-         can only get the same refusal: {answers:?}"
+         can only get the same refusal. (A 409 after the first 502 means the retry did not \
+         take over the key the failed request released: see `reserve`.) {answers:?}"
     );
     let last = answers.last().expect("three answers");
     assert_eq!(
@@ -714,6 +715,13 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
     // provider with the same key while the first charge still runs.
     s.expire_leases().await;
     let second = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        s.provider.requests().len(),
+        2,
+        "the retry, once the first request's lease expired, must take the key over and ask \
+         the provider again (see `reserve`); it answered {:?} without calling it",
+        second.reply
+    );
     assert_eq!(
         second.reply,
         Reply::in_flight(),
@@ -789,7 +797,8 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
     assert_eq!(
         (retry.reply.status, retry.replayed),
         (201, false),
-        "{retry:?}"
+        "the kept `charged` key, its lease long expired, must be taken over by the retry and \
+         finished: {retry:?}"
     );
     assert_eq!(s.charges(), 2, "the old finished payment's and this one's");
     assert_eq!(

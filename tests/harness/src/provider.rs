@@ -166,11 +166,29 @@ impl FakeProvider {
     /// Waits (bounded) until `n` requests are held by `AnswerLate`,
     /// `HoldBeforeCharging` or `HoldWhileCharging`.
     pub async fn wait_until_held(&self, n: usize) {
+        self.wait_until_held_unless(n, || false).await;
+    }
+
+    /// Like [`wait_until_held`](Self::wait_until_held), for the `n`th request,
+    /// running in `request`: fails at once, not at the bound, when that request
+    /// ends without reaching the provider (it answered from our database).
+    pub async fn wait_until_held_by<T>(&self, n: usize, request: &tokio::task::JoinHandle<T>) {
+        self.wait_until_held_unless(n, || request.is_finished())
+            .await;
+    }
+
+    async fn wait_until_held_unless(&self, n: usize, ended: impl Fn() -> bool) {
         let deadline = Instant::now() + CONDITION_BOUND;
         loop {
             let held = lock(&self.ledger).held.len();
             if held >= n {
                 return;
+            }
+            if ended() {
+                panic!(
+                    "request {n} ended without being held at the fake provider ({held} held): \
+                     it never called the provider, and answered from the database instead"
+                );
             }
             if Instant::now() > deadline {
                 panic!(

@@ -164,10 +164,16 @@ impl TestDb {
         for task in opening {
             match task.await {
                 Ok(Ok(conn)) => held.push(conn),
-                Ok(Err(e)) => panic!(
-                    "harness: could not open {} connections: {e}",
-                    size.max_connections
-                ),
+                Ok(Err(e)) => {
+                    crate::report(&crate::Condition::ConnectionsNotOpened {
+                        connections: size.max_connections,
+                        error: e.to_string(),
+                    });
+                    panic!(
+                        "harness: could not open {} connections: {e}",
+                        size.max_connections
+                    )
+                }
                 Err(e) => panic!("harness: opening a connection failed: {e}"),
             }
         }
@@ -291,6 +297,7 @@ impl TestDb {
             results = &mut burst => (results, None),
             () = tokio::time::sleep(look_after) => {
                 let state = self.describe(pool).await;
+                crate::report(&crate::Condition::PoolState { state: state.clone() });
                 (burst.await, Some(state))
             }
         }

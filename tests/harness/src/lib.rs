@@ -21,6 +21,7 @@
 mod backend;
 mod burst;
 mod cleanup;
+mod condition;
 mod container;
 mod db;
 mod engine;
@@ -34,6 +35,7 @@ pub use fault_proxy as proxy;
 
 pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
+pub use condition::{Condition, report};
 pub use container::{
     DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
     remove_kept_container,

@@ -109,7 +109,7 @@ def run_tests(packages, required):
         if not line.strip():
             continue
         record = json.loads(line)
-        # The harness also writes notes for the runner (which server it used): no scenario.
+        # The harness's conditions (`{"condition": ...}`) are the runner's, not figures.
         if "scenario" not in record:
             continue
         seen.setdefault(record.pop("scenario"), {}).update(record)

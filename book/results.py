@@ -449,6 +449,11 @@ def payment_provider_section(seen):
         for name, label in CRASHES
     ]
     s11_burst, s11_slow = seen["stage11.burst"], seen["stage11.slow_provider"]
+
+    def refusal(case):
+        got = seen[f"stage11.saved_refusal.{case}"]
+        statuses = ", then ".join(str(status) for status in got["statuses"])
+        return f"{statuses}; {got['provider_calls']} call(s) to the provider, no charge"
     expect(s11_burst["charges"] == 1 and s11_burst["payments"] == 1, "stage 11's burst charged other than once")
     out += [
         "",
@@ -460,6 +465,16 @@ def payment_provider_section(seen):
         f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
         f"| Five payments held at a slow provider (pool of 5), then one for another key | "
         f"the other key: {s11_slow['unrelated']} |",
+        f"| A request taken over fails at the provider and releases; a duplicate arrives while "
+        f"the request that took the key over waits for its answer | the duplicate: "
+        f"{seen['stage11.taken_over_release']['duplicate']} |",
+        f"| The provider declines the card (402, kept for its key); three tries with one key | "
+        f"{refusal('Decline')} |",
+        f"| The provider fails inside its endpoint (500, kept for its key); three tries with one "
+        f"key | {refusal('Error')} |",
+        f"| A `charged` key and a finished one, both two days old, then the reaper | "
+        f"{seen['stage11.reaper']['deleted']} deleted (the finished one), "
+        f"{seen['stage11.reaper']['stranded']} kept for reconciliation |",
     ]
     return out
 
@@ -544,7 +559,9 @@ RESULTS = {
     ),
     "payment-provider": dict(
         scenarios=[f"stage11.crash.{name}" for name, _ in CRASHES]
-        + ["stage11.in_flight", "stage11.burst", "stage11.slow_provider"],
+        + ["stage11.in_flight", "stage11.burst", "stage11.slow_provider"]
+        + ["stage11.taken_over_release", "stage11.reaper"]
+        + [f"stage11.saved_refusal.{case}" for case in ("Decline", "Error")],
         section=payment_provider_section,
         varying=payment_provider_varying,
     ),

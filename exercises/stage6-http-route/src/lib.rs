@@ -15,7 +15,7 @@ mod key;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -94,7 +94,8 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
     todo!("stage 6: write the handler (see the comment above, or `cargo workbook hint 6`)")
 }
 
-/// The reply as an HTTP response: refusals as `application/problem+json`.
+/// The reply as an HTTP response: refusals as `application/problem+json`, and
+/// `Retry-After` on the answers that ask for a retry.
 fn respond(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
@@ -108,12 +109,10 @@ fn respond(reply: Reply) -> Response {
         reply.body.to_string(),
     )
         .into_response();
-    // A 409 here means "still in flight": say when to come back (RFC 9110 §10.2.3),
-    // so that a client waits about as long as the first request may still take.
-    if status == StatusCode::CONFLICT {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
     }
     response
 }

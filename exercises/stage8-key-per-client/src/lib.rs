@@ -174,6 +174,11 @@ fn respond(reply: Reply, replayed: bool) -> Response {
         reply.body.to_string(),
     )
         .into_response();
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
     if replayed {
         response
             .headers_mut()

@@ -9,7 +9,7 @@ mod key;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -101,7 +101,8 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
 }
 // ANCHOR_END: handler
 
-/// The reply as an HTTP response: refusals as `application/problem+json`.
+/// The reply as an HTTP response: refusals as `application/problem+json`, and
+/// `Retry-After` on the answers that ask for a retry.
 pub fn respond(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
@@ -115,12 +116,36 @@ pub fn respond(reply: Reply) -> Response {
         reply.body.to_string(),
     )
         .into_response();
-    // A 409 here means "still in flight": say when to come back (RFC 9110 §10.2.3),
-    // so that a client waits about as long as the first request may still take.
-    if status == StatusCode::CONFLICT {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use payment_model::problem;
+
+    #[test]
+    fn a_409_and_a_502_tell_the_client_when_to_retry() {
+        let provider_failed = problem(502, "provider-failed", "t", "d");
+        for reply in [Reply::in_flight(), provider_failed] {
+            let status = reply.status;
+            let response = respond(reply);
+            assert_eq!(
+                response.headers().get(header::RETRY_AFTER),
+                Some(&HeaderValue::from_static("1")),
+                "a {status} asks for a retry with the same key: it carries Retry-After"
+            );
+        }
+        let reused = respond(Reply::key_reused());
+        assert_eq!(
+            reused.headers().get(header::RETRY_AFTER),
+            None,
+            "a 422 is final"
+        );
+    }
 }

@@ -486,6 +486,7 @@ def payment_provider_varying(seen):
 def middleware_section(seen):
     s12_bare, s12_burst = seen["stage12.bare_burst"], seen["stage12.burst"]
     s12_crash, s12_in_route = seen["stage12.crash_in_layer"], seen["stage12.crash_in_route"]
+    s12_stale = seen["stage12.stale_store"]
     expect(s12_burst["payments"] == 1, "stage 12's burst behind the layer paid other than once")
     return [
         "Stage 12: routes with no idempotency code of their own, and a tower layer around them "
@@ -501,6 +502,9 @@ def middleware_section(seen):
         f"| A crash after the route's commit, before the layer stores the answer; a retry, then "
         f"another once the lease has passed | {s12_crash['payments']} | "
         f"{s12_crash['retry']}, then {s12_crash['after_lease']}: the route ran again |",
+        f"| A first request past its lease, its key taken over by a duplicate that pays and "
+        f"answers; then the first stores its answer, and the client retries | "
+        f"{s12_stale['payments']} | the retry gets the {s12_stale['retry_gets']}'s 201 |",
         f"| The same crash against stage 8's route (the key, the payment and the answer in one "
         f"transaction); a retry | {s12_in_route['payments']} | {s12_in_route['retry']}, replayed |",
     ]
@@ -571,6 +575,7 @@ RESULTS = {
             "stage12.burst",
             "stage12.other_body",
             "stage12.crash_in_layer",
+            "stage12.stale_store",
             "stage12.crash_in_route",
         ],
         section=middleware_section,

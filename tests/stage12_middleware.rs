@@ -10,8 +10,8 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use harness::{
-    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently,
-    fire_while_first_is_held, within,
+    Outcome, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
+    within,
 };
 use payment_model::Reply;
 use rstest::rstest;
@@ -75,13 +75,18 @@ impl Answer {
         }
     }
 
+    /// An empty body (axum's 405) is `null`; any other must be JSON.
     fn of(status: u16, header: impl Fn(&str) -> Option<String>, text: &[u8]) -> Self {
-        let body = serde_json::from_slice(text).unwrap_or_else(|_| {
-            panic!(
-                "the body is not JSON: {:?} (status {status})",
-                String::from_utf8_lossy(text)
-            )
-        });
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(text).unwrap_or_else(|_| {
+                panic!(
+                    "the body is not JSON: {:?} (status {status})",
+                    String::from_utf8_lossy(text)
+                )
+            })
+        };
         Self {
             status,
             content_type: header("content-type").unwrap_or_default(),
@@ -100,8 +105,20 @@ async fn post(
     key: Option<&str>,
     body: &str,
 ) -> Answer {
+    call(addr, reqwest::Method::POST, path, authorization, key, body).await
+}
+
+/// `method path` over HTTP.
+async fn call(
+    addr: SocketAddr,
+    method: reqwest::Method,
+    path: &str,
+    authorization: Option<&str>,
+    key: Option<&str>,
+    body: &str,
+) -> Answer {
     let mut request = reqwest::Client::new()
-        .post(format!("http://{addr}{path}"))
+        .request(method.clone(), format!("http://{addr}{path}"))
         .header("content-type", "application/json")
         .body(body.to_owned());
     if let Some(authorization) = authorization {
@@ -113,7 +130,7 @@ async fn post(
     let response = match request.send().await {
         Ok(response) => response,
         Err(e) => panic!(
-            "POST {path} got no HTTP answer ({e}); did the layer panic (a todo!() not yet written)?"
+            "{method} {path} got no HTTP answer ({e}); did the layer panic (a todo!() not yet written)?"
         ),
     };
     let status = response.status().as_u16();
@@ -129,8 +146,13 @@ async fn post(
 /// `POST /payments` by client A with `key`, as a request value: for the tests
 /// that call the router directly, to drop a request at an exact point.
 fn payment_request(key: &str) -> Request {
-    Request::post("/payments")
-        .header("content-type", "application/json")
+    payment_request_to("/payments", "application/json", key)
+}
+
+/// The same payment, sent to `uri` with `content_type`.
+fn payment_request_to(uri: &str, content_type: &str, key: &str) -> Request {
+    Request::post(uri)
+        .header("content-type", content_type)
         .header("authorization", "Bearer token-of-a")
         .header("idempotency-key", key)
         .body(Body::from(BODY))
@@ -428,6 +450,106 @@ async fn a_failed_route_releases_its_key_so_a_retry_runs_it_again() {
 }
 // ANCHOR_END: failed_route
 
+// ANCHOR: route_layer
+#[tokio::test]
+async fn a_get_with_a_key_is_told_405_and_leaves_the_key_to_the_post() {
+    let db = database().await;
+    let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
+    let get = call(
+        addr,
+        reqwest::Method::GET,
+        "/payments",
+        A,
+        Some("order-1"),
+        "",
+    )
+    .await;
+    let reserved = db.count("SELECT count(*) FROM idempotent_requests").await;
+    let post = post(addr, "/payments", A, Some("order-1"), BODY).await;
+    assert_eq!(get.status, 405, "no route answers GET /payments: {get:?}");
+    assert_eq!(
+        reserved, 0,
+        "a request no route answers reserves no key: the layer runs only for a request a \
+         route answers (`MethodRouter::route_layer`; `MethodRouter::layer` also wraps \
+         the 405)"
+    );
+    assert_eq!(
+        (post.status, post.replayed.as_deref()),
+        (201, None),
+        "the POST with the key is the key's first request, and pays: {post:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: route_layer
+
+// ANCHOR: answer_not_kept
+#[tokio::test]
+async fn an_answer_too_large_to_keep_is_sent_and_its_retries_are_told_it_was_not_kept() {
+    let db = database().await;
+    let config = Config {
+        max_answer_bytes: 16,
+        ..Config::default()
+    };
+    let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    let first = send(layer.clone(), payment_request("order-1")).await;
+    let retry = send(layer.clone(), payment_request("order-1")).await;
+    // Even once the lease has passed (moved back an hour rather than waited for).
+    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
+        .await;
+    let after_the_lease = send(layer, payment_request("order-1")).await;
+    assert_eq!(
+        (first.status, first.replayed.as_deref()),
+        (201, None),
+        "the payment was made: its answer is sent, however large, and not a 500 that \
+         would invite a retry. Got: {first:?}"
+    );
+    assert!(
+        first.location.is_some() && first.body["id"].is_string(),
+        "the whole answer arrives: {first:?}"
+    );
+    for again in [&retry, &after_the_lease] {
+        assert_eq!(
+            (again.status, &again.body["type"]),
+            (
+                410,
+                &Value::from(format!("{}answer-not-kept", payment_model::PROBLEM_BASE))
+            ),
+            "the key was answered, and its answer was too large to keep: a retry is told \
+             so (410, not 409, which a client retries forever). Got: {again:?}"
+        );
+    }
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the key is answered: no retry runs the route again, even past the lease"
+    );
+}
+// ANCHOR_END: answer_not_kept
+
+// ANCHOR: fingerprint_limits
+#[rstest]
+#[case::another_query_string("/payments?amount=999", "application/json")]
+#[case::another_content_type("/payments", "text/plain")]
+#[tokio::test]
+async fn the_fingerprint_ignores_the_query_string_and_the_headers(
+    #[case] uri: &str,
+    #[case] content_type: &str,
+) {
+    let db = database().await;
+    let layer = stage12::router(db.pool(PoolSize::of(5)));
+    let first = send(layer.clone(), payment_request("order-1")).await;
+    let again = send(layer, payment_request_to(uri, content_type, "order-1")).await;
+    assert_eq!(
+        (again.status, &again.body, again.replayed.as_deref()),
+        (201, &first.body, Some("true")),
+        "A LIMIT, kept as the lesson: the fingerprint is the method, the path and the \
+         body; a query string or a header (Content-Type, an API version) that changes \
+         the request is not in it, and the first answer is replayed. Got: {again:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: fingerprint_limits
+
 // ANCHOR: crash
 /// Sends client A's payment with `key` through `router`, and makes it die at
 /// `crash`: the request's future is dropped there, as a crashed server drops it.
@@ -503,40 +625,80 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_route_still_running_past_its_lease_is_run_again_by_a_duplicate() {
+// ANCHOR: lease
+#[tokio::test]
+async fn a_request_past_its_lease_is_run_again_by_a_duplicate_and_cannot_change_its_answer() {
     let db = database().await;
-    let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
-    let gate = PaymentGate::close(&db, 1).await;
-    let first = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
-    gate.wait_until_held_by(&db, 1, &first).await;
-    // The first request is slower than the lease (its reservation moved back an hour).
-    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
-        .await;
-    let duplicate = tokio::spawn(post(addr, "/payments", A, Some("order-1"), BODY));
-    gate.wait_until_held_by(&db, 2, &duplicate).await;
-    gate.open().await;
-    let (first, duplicate) = within(CRASH_BOUND, "the two requests", async {
-        (first.await, duplicate.await)
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
+
+    // The first request pays, and stops before it stores its answer.
+    let mut first = tokio::spawn(send(layer.clone(), payment_request("order-1")));
+    let stopped = within(CRASH_BOUND, "the first request to pay", async {
+        tokio::select! {
+            () = pause.reached() => true,
+            _ = &mut first => false,
+        }
     })
     .await;
-    let (first, duplicate) = (
-        first.expect("the first request"),
-        duplicate.expect("the duplicate"),
+    assert!(
+        stopped,
+        "the first request ended without stopping at `config.after_route`: call its \
+         `pass()` after the route returns and before the answer is stored"
+    );
+    // It is slower than its lease (its reservation moved back an hour): a duplicate
+    // takes the key over, pays, and stores its answer.
+    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
+        .await;
+    let duplicate = send(layer.clone(), payment_request("order-1")).await;
+    // Then the first request wakes, and tries to store its own answer.
+    pause.resume();
+    let first = within(CRASH_BOUND, "the first request to finish", first)
+        .await
+        .expect("the first request");
+    let retry = send(layer, payment_request("order-1")).await;
+    let payments = db.payment_count().await;
+    let retry_gets = if retry.body == duplicate.body {
+        "duplicate"
+    } else if retry.status == 201 {
+        "first"
+    } else {
+        "refused"
+    };
+    harness::observe(
+        "stage12.stale_store",
+        &serde_json::json!({ "payments": payments, "retry_gets": retry_gets }),
+    );
+
+    assert_eq!(
+        (duplicate.status, duplicate.replayed.as_deref()),
+        (201, None),
+        "past the lease, the duplicate takes the key over and runs the route: {duplicate:?}"
     );
     assert_eq!(
-        (first.status, duplicate.status),
-        (201, 201),
-        "{first:?} {duplicate:?}"
+        payments, 2,
+        "the lease's cost, kept as the lesson: a route still running past its lease is \
+         run again, so the lease must be longer than any route can take"
     );
     assert_eq!(
-        db.payment_count().await,
-        2,
-        "a reservation older than the lease is taken for a dead request's: the duplicate \
-         takes the key over while the first is still running, and pays again. The lease \
-         must be longer than any route can take"
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (201, &duplicate.body, Some("true")),
+        "the key's answer is the one its lease holder stored, and never changes: the \
+         first request's store must name its lease (a fencing token) and change nothing \
+         once the key was taken over. Got: {retry:?}, the duplicate's {duplicate:?}"
+    );
+    assert_eq!(
+        (first.status, &first.body),
+        (201, &duplicate.body),
+        "the first request lost its lease: it answers what the key says, like any \
+         duplicate, so that every answer for the key is the same. Got: {first:?}"
     );
 }
+// ANCHOR_END: lease
 
 #[tokio::test]
 async fn the_same_crash_against_the_in_route_design_pays_once() {

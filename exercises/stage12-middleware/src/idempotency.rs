@@ -7,19 +7,24 @@
 //!    and 400 problems);
 //! 2. `fingerprint` the request: method, path, and the body normalised;
 //! 3. `reserve` the key in a statement that commits at once; if another request
-//!    has it, answer what its row says (`stored`, then `Stored::into_response`);
-//! 4. run the route (`run_route`), with the client in the request's extensions;
-//! 5. call `config.after_route`'s `pass()` if there is one: the tests make a request
-//!    die there, after the route's commit and before the store;
-//! 6. `store` the route's status, headers and body; but for a 5xx, `release` the
-//!    key, so that a retry runs the route again.
+//!    has it, answer what its row says (`answer_stored`);
+//! 4. run the route (`run_route`), with the client in the request's extensions,
+//!    and read its whole answer;
+//! 5. call `config.after_route`'s `pass()` if there is one: the tests stop a request
+//!    there, after the route's commit and before the store;
+//! 6. `store` the route's status, headers and body (no body when it is larger than
+//!    `config.max_answer_bytes`); but for a 5xx, `release` the key, so that a
+//!    retry runs the route again. Both name the request's `Lease`: when another
+//!    request has taken the key over, they change nothing, and this request
+//!    answers what the key says (`answer_stored`).
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports, unused_variables, dead_code)]
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::Method;
+use axum::http::response::Parts;
 use axum::response::Response;
 use payment_model::{hex, raw_body_hash};
 use serde_json::{Map, Value};
@@ -27,7 +32,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use stage8::{ClientId, admit};
 
-use crate::layer::{BoxFuture, LayerState, Route, run_route};
+use crate::layer::{BoxFuture, LayerState, Lease, Route, run_route};
 use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
 
 /// The layer's handler function (see `IdempotencyLayer::new`).
@@ -40,6 +45,14 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
     todo!("stage 12: the layer's steps, 1 to 6 at the top of this file (`cargo workbook hint 12`)")
 }
 
+/// The answer for a request that does not own its key: what the key's row says.
+async fn answer_stored(pool: &PgPool, client: ClientId, key: &str, fingerprint: &str) -> Response {
+    match stored(pool, client, key, fingerprint).await {
+        Ok(stored) => stored.into_response(),
+        Err(e) => internal_error("reading a stored answer", &e),
+    }
+}
+
 /// SHA-256 (hex) of what makes two requests the same request: the method, the
 /// path, and the body normalised (stage 4's `request_hash`; a body that is not
 /// JSON is taken byte for byte, `raw_body_hash`).
@@ -48,20 +61,23 @@ pub fn fingerprint(method: &Method, path: &str, body: &str) -> String {
 }
 
 /// Reserves `(client, key)` in `idempotent_requests` with its fingerprint, in a
-/// statement that commits at once; true when this request owns the key: new, or
-/// taken over from a request that died (reserved longer than
-/// `state.config.lease_interval()` ago, never answered, same fingerprint).
+/// statement that commits at once. The row's `lease` when this request owns the
+/// key: new (lease 1), or taken over from a request that died (reserved longer
+/// than `state.config.lease_interval()` ago, never answered, same fingerprint:
+/// the lease goes up by one). `None` when another request has it.
 pub async fn reserve(
     state: &LayerState,
     client: ClientId,
     key: &str,
     fingerprint: &str,
-) -> Result<bool, sqlx::Error> {
-    todo!("stage 12: INSERT ... ON CONFLICT (client_id, key) DO UPDATE ... WHERE (the lease)")
+) -> Result<Option<Lease>, sqlx::Error> {
+    todo!(
+        "stage 12: INSERT ... ON CONFLICT (client_id, key) DO UPDATE ... WHERE (the lease) RETURNING lease"
+    )
 }
 
-/// Reads the row of `(client, key)`: another fingerprint, no answer yet, or the
-/// answer.
+/// Reads the row of `(client, key)`: another fingerprint, no answer yet, an
+/// answer, or an answer not kept (a status without a body).
 pub async fn stored(
     pool: &PgPool,
     client: ClientId,
@@ -71,20 +87,27 @@ pub async fn stored(
     todo!("stage 12: SELECT fingerprint, status, headers, body FROM idempotent_requests ...")
 }
 
-/// Stores the route's answer with the key this request reserved: its status, the
-/// `REPLAYED_HEADERS` it has (a JSON object, name to value) and its body.
+/// Stores the route's answer with the key: its status, the `REPLAYED_HEADERS` it
+/// has (a JSON object, name to value) and its body (`None`: too large to keep).
+/// Only while this request holds `lease`, and only once: true when it stored.
 pub async fn store(
     pool: &PgPool,
     client: ClientId,
     key: &str,
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<(), sqlx::Error> {
-    todo!("stage 12: UPDATE idempotent_requests SET status, headers, body ...")
+    lease: Lease,
+    head: &Parts,
+    body: Option<&Bytes>,
+) -> Result<bool, sqlx::Error> {
+    todo!("stage 12: UPDATE idempotent_requests SET status, headers, body WHERE ... the lease")
 }
 
-/// Deletes the reservation of a request whose route failed, so a retry runs it.
-pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), sqlx::Error> {
-    todo!("stage 12: DELETE the reservation, if it has no answer")
+/// Deletes the reservation of a request whose route failed, so a retry runs it;
+/// only while this request holds `lease`, and the key has no answer.
+pub async fn release(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    lease: Lease,
+) -> Result<bool, sqlx::Error> {
+    todo!("stage 12: DELETE the reservation, if it is still ours and has no answer")
 }

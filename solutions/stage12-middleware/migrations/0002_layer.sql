@@ -21,13 +21,20 @@ CREATE TABLE idempotent_requests (
     key         TEXT   NOT NULL,
     -- SHA-256 of the method, the path and the normalised body.
     fingerprint TEXT   NOT NULL,
-    -- NULL while the request is in flight: reserved, not yet answered.
+    -- NULL while the request is in flight: reserved, not yet answered. Once set,
+    -- never changed: the answer of the key.
     status      INT,
     headers     JSONB,
+    -- NULL with a status: the answer was larger than the layer keeps, and is not
+    -- replayed (its retries are told so).
     body        BYTEA,
     -- When the key was reserved: a reservation older than the layer's lease, still
     -- without an answer, is taken to belong to a request that died.
     reserved_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    -- The fencing token: 1 at the reservation, one more at each take-over. The
+    -- request that holds the lease names it in every later write, which then
+    -- changes nothing once another request has taken the key over.
+    lease       BIGINT NOT NULL DEFAULT 1,
     PRIMARY KEY (client_id, key)
 );
 -- ANCHOR_END: idempotent_requests

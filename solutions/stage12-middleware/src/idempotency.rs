@@ -8,7 +8,8 @@
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::Method;
+use axum::http::response::Parts;
 use axum::response::Response;
 use payment_model::{hex, raw_body_hash};
 use serde_json::{Map, Value};
@@ -16,7 +17,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use stage8::{ClientId, admit};
 
-use crate::layer::{BoxFuture, LayerState, Route, run_route};
+use crate::layer::{BoxFuture, LayerState, Lease, Route, run_route};
 use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
 
 /// The layer's handler function (see `IdempotencyLayer::new`).
@@ -40,22 +41,22 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
         ),
         Err(refused) => return refused,
     };
-    match reserve(&state, client, &key, &fingerprint).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return match stored(&state.pool, client, &key, &fingerprint).await {
-                Ok(stored) => stored.into_response(),
-                Err(e) => internal_error("reading a stored answer", &e),
-            };
-        }
+    let lease = match reserve(&state, client, &key, &fingerprint).await {
+        Ok(Some(lease)) => lease,
+        Ok(None) => return answer_stored(&state.pool, client, &key, &fingerprint).await,
         Err(e) => return internal_error("reserving the key", &e),
-    }
+    };
 
     // The route runs, and commits its effect in a transaction of its own.
     parts.extensions.insert(client);
     let response = run_route(route, Request::from_parts(parts, Body::from(body))).await;
     let (head, body) = response.into_parts();
-    let body = axum::body::to_bytes(body, state.config.max_body_bytes).await;
+    // The whole answer, buffered: the route made it, and the layer must hold it
+    // to store it. A body that fails half way leaves the key as after a crash.
+    let body = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(body) => body,
+        Err(e) => return internal_error("reading the route's answer", &e),
+    };
 
     // The gap: the effect is committed, its answer not yet stored. A request that
     // dies here leaves its key reserved and unanswered.
@@ -63,23 +64,42 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
         crash.pass().await;
     }
 
-    let Ok(body) = body else {
-        // The effect may be done, and its answer cannot be kept: the key stays
-        // reserved without an answer, as after a crash.
-        return internal_error("reading the route's answer", &"too large to store");
-    };
     let kept = if head.status.is_server_error() {
         // The route failed and says a retry is safe: the key goes, so the retry runs it.
-        release(&state.pool, client, &key).await
+        release(&state.pool, client, &key, lease).await
     } else {
-        store(&state.pool, client, &key, head.status, &head.headers, &body).await
+        // The effect is done: the answer is kept, or, too large to keep, the key
+        // is marked answered without one. Either way the request is never run again.
+        let replayable = (body.len() <= state.config.max_answer_bytes).then_some(&body);
+        store(&state.pool, client, &key, lease, &head, replayable).await
     };
-    if let Err(e) = kept {
-        // The effect is done and this answer is true: send it. The key stays
-        // reserved without an answer, as after a crash.
-        eprintln!("the layer could not store or release the key: {e}");
+    match kept {
+        Ok(true) => Response::from_parts(head, Body::from(body)),
+        Ok(false) => {
+            // Another request took the key over while this one ran, and owns its
+            // answer. This one is a duplicate now, and answers what the key says.
+            eprintln!(
+                "the layer's lease on key {key:?} of client {} was taken over while its \
+                 route ran (answered {}): reconcile its effect",
+                client.0, head.status
+            );
+            answer_stored(&state.pool, client, &key, &fingerprint).await
+        }
+        Err(e) => {
+            // The effect is done and this answer is true: send it. The key stays
+            // reserved without an answer, as after a crash.
+            eprintln!("the layer could not store or release the key: {e}");
+            Response::from_parts(head, Body::from(body))
+        }
     }
-    Response::from_parts(head, Body::from(body))
+}
+
+/// The answer for a request that does not own its key: what the key's row says.
+async fn answer_stored(pool: &PgPool, client: ClientId, key: &str, fingerprint: &str) -> Response {
+    match stored(pool, client, key, fingerprint).await {
+        Ok(stored) => stored.into_response(),
+        Err(e) => internal_error("reading a stored answer", &e),
+    }
 }
 // ANCHOR_END: idempotent
 
@@ -95,28 +115,30 @@ pub fn fingerprint(method: &Method, path: &str, body: &str) -> String {
 
 // ANCHOR: reserve
 /// Reserves `(client, key)` for this request, in a statement that commits at once;
-/// true when this request owns the key (new, or taken over from a request that
-/// died: reserved longer than the lease ago, never answered, same fingerprint).
+/// the lease when this request owns the key (new, or taken over from a request
+/// that died: reserved longer than the lease ago, never answered, same
+/// fingerprint), `None` when another request has it.
 pub async fn reserve(
     state: &LayerState,
     client: ClientId,
     key: &str,
     fingerprint: &str,
-) -> Result<bool, sqlx::Error> {
-    let reserved = sqlx::query(
+) -> Result<Option<Lease>, sqlx::Error> {
+    let lease: Option<i64> = sqlx::query_scalar(
         "INSERT INTO idempotent_requests AS r (client_id, key, fingerprint)
          VALUES ($1, $2, $3)
-         ON CONFLICT (client_id, key) DO UPDATE SET reserved_at = now()
+         ON CONFLICT (client_id, key) DO UPDATE SET reserved_at = now(), lease = r.lease + 1
          WHERE r.status IS NULL AND r.fingerprint = EXCLUDED.fingerprint
-           AND r.reserved_at < now() - $4::interval",
+           AND r.reserved_at < now() - $4::interval
+         RETURNING lease",
     )
     .bind(client.0)
     .bind(key)
     .bind(fingerprint)
     .bind(state.config.lease_interval())
-    .execute(&state.pool)
+    .fetch_optional(&state.pool)
     .await?;
-    Ok(reserved.rows_affected() == 1)
+    Ok(lease.map(Lease))
 }
 // ANCHOR_END: reserve
 
@@ -144,6 +166,9 @@ pub async fn stored(
             headers,
             body,
         },
+        Some((_, Some(status), _, None)) => Stored::NotKept {
+            status: u16::try_from(status).unwrap_or(500),
+        },
         // No answer yet; or no row at all: the route failed and its key was
         // released between our INSERT and this read. Either way: retry later.
         _ => Stored::InFlight,
@@ -153,45 +178,56 @@ pub async fn stored(
 // ANCHOR_END: stored
 
 // ANCHOR: store
-/// Stores the route's answer with the key this request reserved.
+/// Stores the route's answer (`body`: `None` when it is too large to keep) with
+/// the key, if this request still holds its lease; true when it did. A stored
+/// answer is never changed: the `status IS NULL` guard.
 pub async fn store(
     pool: &PgPool,
     client: ClientId,
     key: &str,
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<(), sqlx::Error> {
+    lease: Lease,
+    head: &Parts,
+    body: Option<&Bytes>,
+) -> Result<bool, sqlx::Error> {
     let kept: Map<String, Value> = REPLAYED_HEADERS
         .iter()
         .filter_map(|name| {
-            let value = headers.get(name)?.to_str().ok()?;
+            let value = head.headers.get(name)?.to_str().ok()?;
             Some((name.as_str().to_owned(), Value::from(value)))
         })
         .collect();
-    sqlx::query(
-        "UPDATE idempotent_requests SET status = $3, headers = $4, body = $5
-         WHERE client_id = $1 AND key = $2",
+    let stored = sqlx::query(
+        "UPDATE idempotent_requests SET status = $4, headers = $5, body = $6
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND status IS NULL",
     )
     .bind(client.0)
     .bind(key)
-    .bind(i32::from(status.as_u16()))
+    .bind(lease.0)
+    .bind(i32::from(head.status.as_u16()))
     .bind(Value::Object(kept))
-    .bind(body.as_ref())
+    .bind(body.map(Bytes::as_ref))
     .execute(pool)
     .await?;
-    Ok(())
+    Ok(stored.rows_affected() == 1)
 }
 
-/// Deletes the reservation of a request whose route failed, so a retry runs it.
-pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "DELETE FROM idempotent_requests WHERE client_id = $1 AND key = $2 AND status IS NULL",
+/// Deletes the reservation of a request whose route failed, so a retry runs it;
+/// only while this request holds its lease (true when it did).
+pub async fn release(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    lease: Lease,
+) -> Result<bool, sqlx::Error> {
+    let released = sqlx::query(
+        "DELETE FROM idempotent_requests
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND status IS NULL",
     )
     .bind(client.0)
     .bind(key)
+    .bind(lease.0)
     .execute(pool)
     .await?;
-    Ok(())
+    Ok(released.rows_affected() == 1)
 }
 // ANCHOR_END: store

@@ -37,9 +37,13 @@ pub struct Config {
     /// It must be longer than any route ever runs: a request still running past
     /// its lease is run a second time by the next duplicate.
     pub lease: Duration,
-    /// The largest request and response body the layer buffers (it must read the
-    /// whole body to fingerprint it, and the whole answer to store it).
+    /// The largest request body the layer reads (it must read the whole body to
+    /// fingerprint it): a larger one is refused with 413 before anything runs.
     pub max_body_bytes: usize,
+    /// The largest answer the layer keeps for replay. A larger one is still sent
+    /// (the effect is done, the answer is true), and the key is kept as answered
+    /// without a body: its retries are told that the answer cannot be replayed.
+    pub max_answer_bytes: usize,
     /// Where a test stops a request: after the route returned, before the layer
     /// stores its answer. `None` in production.
     pub after_route: Option<CrashPoint>,
@@ -50,6 +54,7 @@ impl Default for Config {
         Self {
             lease: Duration::from_secs(60),
             max_body_bytes: 64 * 1024,
+            max_answer_bytes: 64 * 1024,
             after_route: None,
         }
     }
@@ -62,6 +67,15 @@ impl Config {
     }
 }
 
+// ANCHOR: lease
+/// The fencing token of a reservation: the `lease` number of the key's row when
+/// this request reserved it or took it over. Every later write of the request
+/// names it, and changes nothing once another request has taken the key over
+/// (the row's number has moved on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease(pub i64);
+// ANCHOR_END: lease
+
 /// What every request handled by the layer shares.
 #[derive(Debug, Clone)]
 pub struct LayerState {
@@ -70,7 +84,7 @@ pub struct LayerState {
 }
 
 // ANCHOR: layer
-/// Gives the routes it wraps idempotency: `post(route).layer(idempotency.clone())`.
+/// Gives the routes it wraps idempotency: `post(route).route_layer(idempotency.clone())`.
 #[derive(Clone)]
 pub struct IdempotencyLayer {
     state: LayerState,
@@ -142,9 +156,9 @@ pub async fn run_route(route: Route, request: Request) -> Response {
 }
 
 // ANCHOR: crash_point
-/// A point where a test makes a request die: the first request to reach it stops
-/// there for good (the test then drops it, as a crash would); every later request
-/// passes.
+/// A point where a test stops a request: the first request to reach it stops
+/// there until the test resumes it (a request slower than its lease), or for good
+/// (the test then drops it, as a crash would); every later request passes.
 #[derive(Debug, Clone)]
 pub struct CrashPoint(Arc<CrashPointState>);
 
@@ -152,6 +166,7 @@ pub struct CrashPoint(Arc<CrashPointState>);
 struct CrashPointState {
     armed: AtomicBool,
     reached: Notify,
+    resumed: Notify,
 }
 
 impl CrashPoint {
@@ -160,20 +175,27 @@ impl CrashPoint {
         Self(Arc::new(CrashPointState {
             armed: AtomicBool::new(true),
             reached: Notify::new(),
+            resumed: Notify::new(),
         }))
     }
 
-    /// Called where the crash may happen: never returns for the first request.
+    /// Called where the crash may happen: the first request waits here until
+    /// `resume` (forever, if the test drops it instead).
     pub async fn pass(&self) {
         if self.0.armed.swap(false, Ordering::SeqCst) {
             self.0.reached.notify_one();
-            std::future::pending::<()>().await;
+            self.0.resumed.notified().await;
         }
     }
 
     /// Returns once a request has stopped at this point.
     pub async fn reached(&self) {
         self.0.reached.notified().await;
+    }
+
+    /// Lets the request stopped at this point go on.
+    pub fn resume(&self) {
+        self.0.resumed.notify_one();
     }
 }
 // ANCHOR_END: crash_point

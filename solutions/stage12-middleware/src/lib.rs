@@ -19,11 +19,11 @@ mod routes;
 
 pub use idempotency::{fingerprint, handle, idempotent, release, reserve, store, stored};
 pub use layer::{
-    BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Route,
+    BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Lease, Route,
     run_route,
 };
 pub use responses::{REPLAYED_HEADERS, Stored};
-pub use routes::{Router, bare_router, router, router_with, router_with_layer, serve};
+pub use routes::{Router, bare_router, pay, refund, router, router_with, router_with_layer, serve};
 pub use stage8::{ClientId, IDEMPOTENT_REPLAYED};
 
 /// The migration of this stage's tables: stage 8's, then the layer's table and the

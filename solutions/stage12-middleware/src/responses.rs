@@ -26,6 +26,10 @@ pub enum Stored {
         headers: Map<String, Value>,
         body: Vec<u8>,
     },
+    /// Answered with `status`, but the answer was larger than the layer keeps:
+    /// 410, with a problem that says the request was done and must not be sent
+    /// again under a new key.
+    NotKept { status: u16 },
 }
 
 impl Stored {
@@ -40,6 +44,16 @@ impl Stored {
                  Idempotency-Key for a new request; repeat a key only with the same request.",
             )),
             Self::InFlight => refuse(Reply::in_flight()),
+            Self::NotKept { status } => refuse(problem(
+                410,
+                "answer-not-kept",
+                "The request with this Idempotency-Key was done; its answer was not kept",
+                &format!(
+                    "The first request with this key was answered with status {status}, and \
+                     its answer was too large to keep for replay. Do not send the request \
+                     again with a new key: it was done; look its result up instead."
+                ),
+            )),
             Self::Answer {
                 status,
                 headers,

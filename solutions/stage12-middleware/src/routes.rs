@@ -36,10 +36,13 @@ pub fn router_with(pool: PgPool, config: Config) -> Router {
 
 // ANCHOR: router
 /// `POST /payments` and `POST /refunds`, each made idempotent by one line.
+/// `MethodRouter::route_layer` wraps the `post` handler only: a `GET /payments` is
+/// told 405 by axum, and reserves no key. (`MethodRouter::layer`, and in axum 0.8
+/// `Router::route_layer` too, also wrap the 405 fallback.)
 pub fn router_with_layer(pool: PgPool, idempotency: IdempotencyLayer) -> Router {
     Router::new()
-        .route("/payments", post(pay).layer(idempotency.clone()))
-        .route("/refunds", post(refund).layer(idempotency))
+        .route("/payments", post(pay).route_layer(idempotency.clone()))
+        .route("/refunds", post(refund).route_layer(idempotency))
         .with_state(pool)
 }
 // ANCHOR_END: router
@@ -55,7 +58,7 @@ pub fn bare_router(pool: PgPool) -> Router {
 // ANCHOR: pay
 /// `POST /payments`: pays, and says where the payment is. Nothing here knows
 /// about keys.
-async fn pay(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
+pub async fn pay(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
     let request = match PaymentRequest::parse(&body) {
         Ok(request) => request,
         Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
@@ -81,13 +84,13 @@ async fn pay(State(pool): State<PgPool>, Client(client): Client, body: String) -
 /// The body of `POST /refunds`: `{"paymentId": 1, "amount": 50}`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RefundRequest {
+pub struct RefundRequest {
     payment_id: i64,
     amount: i32,
 }
 
 /// `POST /refunds`: refunds (part of) a payment of the client.
-async fn refund(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
+pub async fn refund(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
     let request: RefundRequest = match serde_json::from_str(&body) {
         Ok(request) => request,
         Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
@@ -139,7 +142,7 @@ fn failed(route: &str, e: sqlx::Error) -> Response {
 
 /// The client that sends the request. The layer has found it already (and left it
 /// in the request's extensions); a route served without the layer finds it itself.
-struct Client(ClientId);
+pub struct Client(ClientId);
 
 impl FromRequestParts<PgPool> for Client {
     type Rejection = Response;

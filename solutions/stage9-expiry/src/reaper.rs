@@ -36,9 +36,10 @@ pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped,
 
 /// One batch: the oldest expired keys, through the `created_at` index. `SKIP
 /// LOCKED` passes over a row a request holds (an expired key being taken over by a
-/// new request), instead of waiting for it: the reaper never blocks a request, and
-/// never deletes a key in flight. A key inserted by a request still in flight is
-/// not committed, so no other transaction sees it at all.
+/// new request), instead of waiting for it: the reaper never waits for a request,
+/// and never deletes a key in flight. A request may wait for a batch, briefly: the
+/// batch's rows stay locked until its DELETE commits. A key inserted by a request
+/// still in flight is not committed, so no other transaction sees it at all.
 async fn reap_one_batch(pool: &PgPool, config: &Config) -> Result<u64, sqlx::Error> {
     let done = sqlx::query(
         "WITH expired AS (

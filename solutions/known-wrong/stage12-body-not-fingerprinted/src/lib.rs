@@ -37,15 +37,12 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
         let (client, key) = admitted;
         // The bug: the body is left out of the fingerprint.
         let fingerprint = fingerprint(&parts.method, parts.uri.path(), "");
-        if !reserve(&state, client, &key, &fingerprint)
-            .await
-            .unwrap_or(false)
-        {
+        let Ok(Some(lease)) = reserve(&state, client, &key, &fingerprint).await else {
             return match stored(&state.pool, client, &key, &fingerprint).await {
                 Ok(stored) => stored.into_response(),
                 Err(_) => Response::new(Body::empty()),
             };
-        }
+        };
         parts.extensions.insert(client);
         let (head, body) = run_route(route, Request::from_parts(parts, Body::from(body)))
             .await
@@ -57,9 +54,9 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
             crash.pass().await;
         }
         let _ = if head.status.is_server_error() {
-            release(&state.pool, client, &key).await
+            release(&state.pool, client, &key, lease).await
         } else {
-            store(&state.pool, client, &key, head.status, &head.headers, &body).await
+            store(&state.pool, client, &key, lease, &head, Some(&body)).await
         };
         Response::from_parts(head, Body::from(body))
     })

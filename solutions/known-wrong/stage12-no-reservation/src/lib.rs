@@ -8,8 +8,8 @@ use axum::extract::Request;
 use axum::response::Response;
 use sqlx::PgPool;
 pub use stage12_answer::{
-    BoxFuture, Config, CrashPoint, IdempotencyLayer, LayerState, MIGRATION, MIGRATION_SOURCE,
-    Route, Router, Stored, bare_router, serve,
+    BoxFuture, Config, CrashPoint, IdempotencyLayer, LayerState, Lease, MIGRATION,
+    MIGRATION_SOURCE, Route, Router, Stored, bare_router, serve,
 };
 use stage12_answer::{fingerprint, router_with_layer, run_route, store, stored};
 
@@ -57,7 +57,7 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
             crash.pass().await;
         }
         if !head.status.is_server_error() {
-            // Each request stores its own answer over the one before; every payment stays.
+            // The first answer stored stays, and so does every payment.
             let _ = sqlx::query(
                 "INSERT INTO idempotent_requests (client_id, key, fingerprint)
                  VALUES ($1, $2, $3) ON CONFLICT (client_id, key) DO NOTHING",
@@ -67,7 +67,7 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
             .bind(&fingerprint)
             .execute(&state.pool)
             .await;
-            let _ = store(&state.pool, client, &key, head.status, &head.headers, &body).await;
+            let _ = store(&state.pool, client, &key, Lease(1), &head, Some(&body)).await;
         }
         Response::from_parts(head, Body::from(body))
     })

@@ -6,6 +6,9 @@
 # with cargo's progress bar while a first run builds it).
 runner := "cargo workbook"
 
+# The runner's messages name `just ...` commands only when just started it.
+export WORKBOOK_STARTED_BY := "just"
+
 # List the recipes
 default:
     @{{just_executable()}} --list --unsorted
@@ -20,7 +23,7 @@ stage N *FLAGS:
 hint N:
     @{{runner}} hint {{N}}
 
-# Rerun stage N on every save of its exercise (Enter reruns, q stops)
+# Rerun stage N on every save of its exercise (keys: h hint, n next stage, r rerun, q quit)
 [no-exit-message]
 watch N *FLAGS:
     @{{runner}} watch {{N}} {{FLAGS}}

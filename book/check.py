@@ -15,7 +15,21 @@ Fails (exit 1) when:
 - a page in SUMMARY.md is missing, or a page in book/src is not in SUMMARY.md;
 - a stage in stages.toml has no chapter, or a prediction's question or one of its
   choice labels does not appear verbatim in the chapter (whitespace, line breaks,
-  bold and inline-code markers aside): the book asks what `just stage N` asks.
+  bold and inline-code markers aside): the book asks what `cargo workbook stage N` asks;
+- no spoilers: a stage's goal (stages.toml, and the chapter's Goal paragraph, which
+  must be that goal) or its chapter's text before a prediction, outside folded
+  answers and outside the choice lists, states that prediction's answer (see
+  `spoilers`), or a stage page includes code from a solution crate (other than a
+  file its exercise is given as it is, by `#[path]` or `include_str!`), or shows
+  a test unfolded (its assertions are the answers);
+- the order of the book lets "Next" land on a model answer from a stage: the stages
+  and the model answers are each listed in stages.toml's order, with their titles,
+  and every model answer comes after every stage;
+- the README's stage table, or book.toml's description, disagrees with stages.toml;
+- a page, a hint, a goal or an exercise's comment tells the learner to run
+  `just <command>` for a command of the runner: `cargo workbook <command>` works on a
+  fresh clone (a line that names both is the one place that explains just);
+- a review route is not shown whole with its line numbers (the answers cite them).
 
 Line-range includes (`path:10:20`) are allowed but reported: they break silently
 when the file changes, so prefer anchors.
@@ -222,6 +236,293 @@ def check_predictions(chapter, text, stage):
                   f"answer verbatim: {prediction.get('answer')!r}")
 
 
+# ---------------------------------------------------------------------------
+# No spoilers, by construction.
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 10: "ten",
+                19: "nineteen", 20: "twenty"}
+
+
+def figure_nouns(metric):
+    """What a count of `metric` is called in prose: `payments` -> payment(s), the
+    replies with a status -> that status, and so on. None: no noun to look for."""
+    if metric.startswith("replies.") and metric[len("replies."):].isdigit():
+        status = metric[len("replies."):]
+        return rf"{status}s?"
+    return {
+        "payments": r"payments?",
+        "created": r"201s?",
+        "duplicates_409": r"409s?",
+        "distinct_bodies": r"(?:response\s+)?bod(?:y|ies)",
+        "charges": r"charges?",
+        "statements": r"statements?",
+        "batches": r"(?:batches|transactions?)",
+        "reaped": r"keys?",
+    }.get(metric)
+
+
+def spoilers(prediction):
+    """The ways a text can state a prediction's answer, as (what, regex) pairs. Kept
+    simple and honest: it catches the answer said as the answer key says it, not
+    every paraphrase; reading the stages (README: "Review") catches the rest.
+    - the answer's label, whole, when it is more than a bare figure;
+    - the label's explanation after its colon ("1: the same payment id for
+      everyone"), and any four words in a row of the label;
+    - a distinctive figure of the label (four digits or more, thousands, a duration:
+      23505, 2,000, 250 ms; not an HTTP status, which the questions name);
+    - a bare figure said with what it counts: "one payment", "20 identical 201s",
+      "19 × 409", "charged once"."""
+    label = flat(prediction.get("answer", "")).lower()
+    out = []
+    head, _, tail = label.partition(":")
+    words = re.findall(r"[\w',.-]+", label)
+    if not re.fullmatch(r"[\d,]+", label):
+        out.append((f"the answer {label!r}", re.escape(label)))
+        if tail.strip() and len(tail.split()) >= 3:
+            out.append((f"the answer's {tail.strip()!r}", re.escape(tail.strip())))
+        stop = {"the", "a", "an", "of", "it", "its", "and", "is", "to", "in", "for", "with"}
+        for i in range(len(words) - 3):
+            gram = words[i:i + 4]
+            if sum(w.strip(",.") not in stop for w in gram) >= 2:
+                text = " ".join(gram).strip(",.")
+                out.append((f"{text!r}, from the answer", r"(?<!\w)" + re.escape(text) + r"(?!\w)"))
+    for figure in re.findall(r"\d{4,}|\d{1,3}(?:,\d{3})+|\d+ ms\b", label):
+        out.append((f"the figure {figure}", r"(?<![\d,])" + re.escape(figure) + r"(?![\d,])"))
+    if re.fullmatch(r"\d+", head.strip()):
+        n = int(head.strip())
+        noun = figure_nouns(prediction.get("metric", ""))
+        if noun:
+            said = rf"(?:{n}|{NUMBER_WORDS[n]})" if n in NUMBER_WORDS else str(n)
+            out.append((f"{n} {prediction.get('metric')}",
+                        rf"(?<![\w,]){said}(?:\s*×\s*|(?:\s+(?!per\b|each\b|every\b|that\b|which\b|of\b)[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
+            if n == 1 and prediction.get("metric") in ("payments", "charges"):
+                out.append(("once", r"\b(?:pays|paid|charged)\s+once\b"))
+    return out
+
+
+def unfolded_lines(text):
+    """The chapter's lines as a reader sees them before opening anything: without
+    <details> blocks (the folded answers) and code blocks, with the line number of
+    each."""
+    out, folded, fenced = [], 0, False
+    for number, line in enumerate(text.split("\n"), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        folded += line.count("<details>")
+        closing = line.count("</details>")
+        if not fenced and not folded:
+            out.append((number, line))
+        folded -= closing
+    return out
+
+
+# Predictions whose answer the stage must state to be built at all: a recall of the
+# spec, not a prediction. Each is listed with why; the check skips it in the chapter
+# (never in the goal) and says so in its notes.
+SPEC_STATES_THE_ANSWER = {
+    (10, "statements"): "stage 10 asks for one statement: the prediction checks that the learner's code is one",
+    (10, "answered-key"): "stage 10 asks that a retry cost no more than a payment: the prediction checks that "
+                          "the learner's code answers it in one statement",
+}
+
+
+def stage_line(n):
+    """The line of stages.toml where stage n's goal is (for error messages)."""
+    lines = STAGES.read_text(encoding="utf-8").split("\n")
+    at = next((i for i, line in enumerate(lines) if line.strip() == f"number = {n}"), 0)
+    return next((i + 1 for i in range(at, len(lines)) if lines[i].startswith("goal")), at + 1)
+
+
+def check_spoilers(chapter, text, stage):
+    """The goal, and the chapter as it reads with every answer folded, never state a
+    prediction's answer. The choice lists and the questions themselves are
+    stages.toml's own, asked as they are: they are not read."""
+    n = stage["number"]
+    goal = flat(stage.get("goal", ""))
+    goal_para = re.search(r"^## Goal\n\n(.*?)(?:\n\n|\Z)", text, re.S | re.M)
+    if not goal_para or flat(goal_para.group(1)) != goal:
+        at = text[: goal_para.start()].count("\n") + 1 if goal_para else 1
+        error(chapter, at, f"stage {n}: the Goal's first paragraph is not stages.toml's goal "
+              f"(the runner shows that one before the predictions; say the same thing): {goal!r}")
+    predictions = stage.get("prediction", [])
+    choices = {f"- {flat(c.get('label', ''))}" for p in predictions for c in p.get("choices", [])}
+    raw = text.split("\n")
+    asked = set()
+    for prediction in predictions:
+        # The question's lines: from its first words to the end of its paragraph.
+        words = flat(prediction.get("question", "")).split()[:6]
+        found = re.search(r"[\s*`]+".join(map(re.escape, words)), text)
+        if found:
+            k = text[: found.start()].count("\n")
+            while k < len(raw) and raw[k].strip():
+                asked.add(k + 1)
+                k += 1
+    # The page as one text (a phrase may cross a line break), and where each line starts.
+    page, starts = "", []
+    for k, line in unfolded_lines(text):
+        if k in asked or flat(line) in choices:
+            continue
+        starts.append((len(page), k))
+        page += flat(line) + " "
+    for prediction in predictions:
+        pid = prediction.get("id", "?")
+        if (n, pid) in SPEC_STATES_THE_ANSWER:
+            notes.append(f"stage {n}, prediction `{pid}`: not checked in the chapter: "
+                         f"{SPEC_STATES_THE_ANSWER[(n, pid)]}")
+        reported = set()  # one error per place, with the first way it was said
+        for what, pattern in spoilers(prediction):
+            rx = re.compile(pattern, re.I)
+            said = rx.search(goal)
+            if said and "goal" not in reported:
+                reported.add("goal")
+                error(STAGES, stage_line(n), f"stage {n}'s goal gives away prediction `{pid}`: it says {what} "
+                      f"({said.group(0)!r}); the goal says what to build and why, what happened goes in `outcome`")
+            exempt = SPEC_STATES_THE_ANSWER.get((n, pid))
+            for hit in [] if exempt else rx.finditer(page):
+                line = max(k for offset, k in starts if offset <= hit.start())
+                if line in reported:
+                    continue
+                reported.add(line)
+                error(chapter, line, f"stage {n}: the chapter gives away prediction `{pid}` outside the "
+                      f"folded answers: it says {what} ({hit.group(0)!r}); fold it, or move it to the "
+                      "model-answer page")
+
+
+def given_files(stage):
+    """Files of solution crates that a stage's exercise uses as they are (`#[path]`,
+    `include_str!`): given code, not the model answer."""
+    root = BOOK.parent
+    folder = root / "exercises" / stage["exercise"].removesuffix("-exercise")
+    given = set()
+    for source in folder.rglob("*.rs") if folder.is_dir() else []:
+        for target in re.findall(r'(?:#\[path\s*=\s*|include_str!\()\s*"([^"]+)"', source.read_text(encoding="utf-8")):
+            given.add((source.parent / target).resolve())
+    return given
+
+
+def check_stage_includes(chapter, text, stage):
+    """A stage page shows no code of a model answer: that is the model-answer page's.
+    And the code it shows (the tests) is folded: their assertions are the answers."""
+    solutions = (BOOK.parent / "solutions").resolve()
+    given = given_files(stage)
+    folded = 0
+    for k, line in enumerate(text.split("\n"), 1):
+        folded += line.count("<details>") - line.count("</details>")
+        for _, target in INCLUDE.findall(line):
+            tests = (BOOK.parent / "tests").resolve()
+            if not folded and (chapter.parent / target.split(":")[0]).resolve().is_relative_to(tests):
+                error(chapter, k, f"stage {stage['number']}'s page shows {target.split(':')[0]} unfolded: a "
+                      "test's assertions are the predictions' answers; put it in a <details>")
+            file = (chapter.parent / target.split(":")[0]).resolve()
+            if file.is_relative_to(solutions) and file not in given:
+                error(chapter, k, f"stage {stage['number']}'s page includes code from a solution crate "
+                      f"({target.split(':')[0]}): move it to stage{stage['number']}-solution.md")
+
+
+def check_order(summary, stages):
+    """SUMMARY.md lists the stages, then (later) their model answers, each in
+    stages.toml's order and with stages.toml's titles: so that mdBook's "Next" from
+    a stage leads on, never to a model answer."""
+    listed = []
+    for k, line in enumerate(summary.read_text(encoding="utf-8").split("\n"), 1):
+        m = re.match(r"^\s*- \[(.*)\]\((.*)\)\s*$", line)
+        if m:
+            listed.append((k, m.group(1), m.group(2)))
+    for kind, file, part in (("chapter", "stage{n}.md", "The stages"), ("model answer", "stage{n}-solution.md", "Model answers")):
+        entries = [(k, title, target) for k, title, target in listed if re.fullmatch(file.replace("{n}", r"\d+"), target)]
+        want = [(f"Stage {s['number']}: {s['title']}", file.format(n=s["number"])) for s in stages]
+        got = [(title, target) for _, title, target in entries]
+        if got != want:
+            error(summary, entries[0][0] if entries else 1,
+                  f"the {kind}s in SUMMARY.md are not stages.toml's, in its order (`- [Stage N: title]({file})`): "
+                  f"want {[w[0] for w in want]}")
+    pages_in_order = [target for _, _, target in listed]
+    last_stage = max((i for i, t in enumerate(pages_in_order) if re.fullmatch(r"stage\d+\.md", t)), default=-1)
+    first_answer = min((i for i, t in enumerate(pages_in_order) if re.fullmatch(r"stage\d+-solution\.md", t)), default=len(pages_in_order))
+    if first_answer < last_stage:
+        error(summary, 1, f"{pages_in_order[first_answer]} comes before the last stage: the model answers "
+              "go after every stage, so that Next from a stage never shows its answer")
+    for s in stages:
+        n = s["number"]
+        for page, want in ((SRC / f"stage{n}.md", f"# Stage {n}: {s['title']}"),
+                           (SRC / f"stage{n}-solution.md", f"# Stage {n}: The model answer")):
+            if page.is_file() and page.read_text(encoding="utf-8").split("\n", 1)[0] != want:
+                error(page, 1, f"the page's title should be {want!r}")
+
+
+def check_readme(stages):
+    """The README's stage table: one row per stage of stages.toml, in order, the title
+    verbatim in its second column."""
+    readme = BOOK.parent / "README.md"
+    rows = [(k, line) for k, line in enumerate(readme.read_text(encoding="utf-8").split("\n"), 1)
+            if re.match(r"^\|\s*\d+\s*\|", line)]
+    got = [tuple(cell.strip() for cell in line.strip("|").split("|")[:2]) for _, line in rows]
+    want = [(str(s["number"]), s["title"]) for s in stages]
+    if got != want:
+        error(readme, rows[0][0] if rows else 1,
+              "the README's stage table is not stages.toml's stages: want rows "
+              + ", ".join(f"`| {n} | {t} | ... |`" for n, t in want))
+
+
+def check_description(stages):
+    with (BOOK / "book.toml").open("rb") as f:
+        description = tomllib.load(f).get("book", {}).get("description", "")
+    count = len(stages)
+    words = {7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
+    said = re.findall(r"\b(\d+|seven|eight|nine|ten|eleven|twelve|thirteen)\s+(?:[\w-]+\s+)?stages\b", description)
+    if said != [str(count)] and said != [words.get(count, "")]:
+        error(BOOK / "book.toml", 3, f"book.toml's description should say {words.get(count, count)} stages "
+              f"(stages.toml has {count}): {description!r}")
+
+
+RUNNER_COMMANDS = r"stage|hint|watch|progress|reset|solution|doctor|db-stop|review|verify|flaky|probe|api"
+JUST_RUNNER = re.compile(rf"\bjust\s+(?:{RUNNER_COMMANDS})(?![\w-])")
+
+
+def check_commands(stages):
+    """`cargo workbook ...` works on a fresh clone; `just` is optional. A line that
+    names both is the one that explains it."""
+    def look(path, k, line):
+        if JUST_RUNNER.search(line) and "cargo workbook" not in line:
+            error(path, k, f"`{JUST_RUNNER.search(line).group(0)}`: say `cargo workbook "
+                  f"{JUST_RUNNER.search(line).group(0).split()[-1]}` (just is optional)")
+    for page in pages():
+        for k, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            look(page, k, line)
+    root = BOOK.parent
+    for source in sorted((root / "exercises").rglob("*")):
+        if source.suffix in (".rs", ".sql", ".toml") and source.is_file():
+            for k, line in enumerate(source.read_text(encoding="utf-8").split("\n"), 1):
+                look(source, k, line)
+    for s in stages:
+        for text in [s.get("goal", ""), s.get("outcome", "")] + list(s.get("hints", [])):
+            if JUST_RUNNER.search(text):
+                error(STAGES, 1, f"stage {s['number']}: {JUST_RUNNER.search(text).group(0)!r} in a goal or "
+                      "hint: say `cargo workbook ...`")
+
+
+def check_review_routes():
+    """The review's answers cite line numbers of each route's file: the book shows
+    every route of review/review.toml whole, in a numbered listing."""
+    key = BOOK.parent / "review" / "review.toml"
+    page = SRC / "review.md"
+    if not key.is_file() or not page.is_file():
+        return
+    with key.open("rb") as f:
+        routes = tomllib.load(f).get("route", [])
+    text = page.read_text(encoding="utf-8")
+    for route in routes:
+        name, shown = route.get("name", "?"), route.get("file", "")
+        at = text.find(f"### Route {name}\n")
+        include = re.match(r'\s*<div class="numbered">\n\n```rust,ignore\n\{\{#include ([^}\s]+)\}\}\n```\n\n</div>',
+                           text[at + len(f"### Route {name}\n"):]) if at >= 0 else None
+        if not include or (SRC / include.group(1)).resolve() != (BOOK.parent / shown).resolve():
+            error(page, text[:max(at, 0)].count("\n") + 1, f"route {name}: show {shown} whole (no anchor), right "
+                  'under its heading, inside <div class="numbered">: the answers cite its line numbers')
+
+
+
 def main():
     summary = SRC / "SUMMARY.md"
     listed = set()
@@ -276,15 +577,23 @@ def main():
             continue
         text = chapter.read_text(encoding="utf-8")
         wanted = [("<details>", "hidden answers (<details>)"),
-                  (f"stage{n}-solution.md", "a link to its solution page"),
+                  (f"stage{n}-solution.md", "a link to its model-answer page"),
                   (f"instructors/stage{n}.md", "a link to its instructor notes")]
-        if n in diagrams:
-            wanted.append((diagrams[n], "its diagram"))
         for needle, what in wanted:
             if needle not in text:
                 error(chapter, 1, f"stage {n}'s chapter has no {what}")
+        answer_page = SRC / f"stage{n}-solution.md"
+        if n in diagrams and answer_page.is_file() and diagrams[n] not in answer_page.read_text(encoding="utf-8"):
+            error(answer_page, 1, f"stage {n}'s model-answer page has no diagram {diagrams[n]}")
         check_predictions(chapter, text, stage)
+        check_spoilers(chapter, text, stage)
+        check_stage_includes(chapter, text, stage)
     predictions = sum(len(s.get("prediction", [])) for s in stages)
+    check_order(summary, stages)
+    check_readme(stages)
+    check_description(stages)
+    check_commands(stages)
+    check_review_routes()
 
     for note in notes:
         print(f"note: {note}")
@@ -296,7 +605,8 @@ def main():
     print(
         f"check.py: {len(pages())} pages, {counts['rust']} rust and {counts['sql']} sql blocks, "
         f"all includes; links, images and anchors resolve; {len(stages)} stage chapters ask "
-        f"stages.toml's {predictions} predictions verbatim"
+        f"stages.toml's {predictions} predictions verbatim, and no goal or chapter gives an "
+        f"answer away; the stage lists, the commands and the review routes agree"
     )
     return 0
 

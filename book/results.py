@@ -24,67 +24,13 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 BOOK = Path(__file__).resolve().parent
 ROOT = BOOK.parent
 FRAGMENT = BOOK / "src" / "generated" / "results.md"
-PACKAGES = [
-    "stage2-naive-solution",
-    "stage3-unique-key-solution",
-    "stage4-changed-body-solution",
-    "stage5-small-pool-solution",
-    "stage6-http-route-solution",
-    "stage7-retrying-client-solution",
-    "stage8-key-per-client-solution",
-    "stage9-expiry-solution",
-    "stage10-one-round-trip-solution",
-    "stage11-payment-provider-solution",
-    "stage12-middleware-solution",
-]
-REQUIRED = [
-    "stage2.held_burst",
-    "stage2.changed_body",
-    "stage3.burst",
-    "stage4.two_bodies",
-    "stage4.other_body",
-    "stage5.pool_of_5",
-    "stage5.pool_of_10",
-    "stage5.deadlocking_pool_of_10",
-    "stage5.deadlocking_pool_of_20",
-    "stage5.slow_unbounded",
-    "stage5.slow_first_request",
-    "stage6.burst",
-    "stage7.DropResponse",
-    "stage7.DropRequest",
-    "stage7.HoldResponseUntilClientGivesUp",
-    "stage7.Answer503",
-    "stage7.new_key_per_try",
-    "stage8.two_clients",
-    "stage8.other_client",
-    "stage8.other_client_global_key",
-    "stage8.serializable",
-    "stage8.serializable_without_retry",
-    "stage9.after_expiry",
-    "stage9.reaped",
-    "stage9.reaper_during_burst",
-    "stage10.new_key",
-    "stage10.burst",
-    "stage10.other_body",
-    "stage10.slow_first_request",
-    "stage11.crash.Started",
-    "stage11.crash.ProviderCharged",
-    "stage11.crash.ChargeRecorded",
-    "stage11.crash.Finished",
-    "stage11.in_flight",
-    "stage11.burst",
-    "stage11.slow_provider",
-    "stage12.bare_burst",
-    "stage12.burst",
-    "stage12.other_body",
-    "stage12.crash_in_layer",
-    "stage12.crash_in_route",
-]
+STAGES = ROOT / "stages.toml"
 # Stage 11's crash points, in the order of the test's cases (the names are the
 # test's `DiesAfter` variants).
 CRASHES = [
@@ -136,12 +82,12 @@ def source_value(path, pattern, what):
     return found.group(1)
 
 
-def run_tests():
+def run_tests(packages, required):
     with tempfile.TemporaryDirectory() as tmp:
         observations = Path(tmp) / "observations.jsonl"
         env = dict(os.environ, WORKBOOK_OBSERVATIONS=str(observations))
         command = ["cargo", "test", "-q"]
-        for package in PACKAGES:
+        for package in packages:
             command += ["-p", package]
         print("running:", " ".join(command), file=sys.stderr)
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -163,8 +109,11 @@ def run_tests():
         if not line.strip():
             continue
         record = json.loads(line)
+        # The harness's conditions (`{"condition": ...}`) are the runner's, not figures.
+        if "scenario" not in record:
+            continue
         seen.setdefault(record.pop("scenario"), {}).update(record)
-    missing = [name for name in REQUIRED if name not in seen]
+    missing = [name for name in required if name not in seen]
     if missing:
         fail(f"the run recorded no {', '.join(missing)}")
     return seen
@@ -207,73 +156,71 @@ def second_request(name, seen):
     return words.get(second, second)
 
 
-def render(seen):
+def body_note(outcome):
+    n = outcome["distinct_bodies"]
+    return "one body: the same payment for all" if n == 1 else f"{n} different bodies"
+
+
+# Each stage's part of the page. A stage's spec names the scenarios its
+# solution's tests record (the run must hold them all), and gives any of:
+# `rows` (its rows of the first table: 20 concurrent requests with one key),
+# `section` (its own lines after that table), `varying` (figures that vary from
+# run to run, listed at the end). Stages are laid out in stages.toml's order.
+
+
+def naive_rows(seen):
+    naive = seen["stage2.held_burst"]
+    return [(
+        "Naive: check, then write (all 20 held between check and write)",
+        f"{naive['payments']}",
+        f"{naive['replies'].get('201', 0)} × 201; "
+        f"{naive['replies'].get('error: unique violation (23505)', 0)} × unique violation "
+        "(23505) on the key's INSERT, each after its payment was made",
+        second_request("stage2.changed_body", seen),
+    )]
+
+
+def naive_varying(seen):
+    if "stage2.undriven" not in seen:
+        return []
+    u = seen["stage2.undriven"]
+    return [
+        f"- the naive version without the hold between check and write: "
+        f"{u['runs_with_duplicates']} of {u['runs']} bursts paid more than once, "
+        f"from {u['payments_min']} to {u['payments_max']} payments per burst;"
+    ]
+
+
+def unique_key_rows(seen):
+    s3 = seen["stage3.burst"]
+    return [(
+        "Stage 3: the key reserved in the paying transaction",
+        f"{s3['payments']}",
+        f"{replies(s3)}, {body_note(s3)}",
+        "not compared yet (stage 4)",
+    )]
+
+
+def changed_body_rows(seen):
+    s4, s4_other = seen["stage4.two_bodies"], seen["stage4.other_body"]
+    return [(
+        "Stage 4: a hash of the body stored with the key (10 requests with amount 100, 10 with 999)",
+        f"{s4['payments']}",
+        replies(s4),
+        f"{second_request('stage4.other_body', seen)} ({s4_other.get('payments', '?')} payment in all)",
+    )]
+
+
+def small_pool_rows(seen):
     acquire = source_value(
         "tests/harness/src/db.rs",
         r"ACQUIRE_TIMEOUT: Duration = Duration::from_secs\((\d+)\)",
         "the harness's acquire timeout",
     )
-    in_flight_wait = source_value(
-        "solutions/stage5-small-pool/src/lib.rs",
-        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
-        "stage 5's lock_timeout",
-    )
-    slow_acquire = source_value(
-        "tests/stage5_small_pool.rs",
-        r"PoolSize::of\(\d+\)\.with_acquire_timeout\(Duration::from_secs\((\d+)\)\)",
-        "the slow-request test's acquire timeout",
-    )
-    slow_pool = source_value(
-        "tests/stage5_small_pool.rs",
-        r"PoolSize::of\((\d+)\)\.with_acquire_timeout",
-        "the slow-request test's pool size",
-    )
-
-    naive = seen["stage2.held_burst"]
-    s3 = seen["stage3.burst"]
-    s4 = seen["stage4.two_bodies"]
-    s4_other = seen["stage4.other_body"]
     p5, p10 = seen["stage5.pool_of_5"], seen["stage5.pool_of_10"]
     dead, dead20 = seen["stage5.deadlocking_pool_of_10"], seen["stage5.deadlocking_pool_of_20"]
-    s6 = seen["stage6.burst"]
-    s6_requests = source_value(
-        "tests/stage6_http_route.rs",
-        r"fire_concurrently\((\d+), \|_\| async move \{ post\(addr, Some\(\"key-1\"\)",
-        "the stage 6 burst's size",
-    )
-
-    stage8_attempts = source_value(
-        "solutions/stage8-key-per-client/src/lib.rs",
-        r"attempts: (\d+),",
-        "stage 8's default number of attempts",
-    )
-
-    stage9_hours = int(source_value(
-        "solutions/stage9-expiry/src/lib.rs",
-        r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
-        "stage 9's default retention",
-    ))
-    stage9_batch = source_value(
-        "tests/stage9_expiry.rs",
-        r"reap_batch: (\d+),",
-        "the stage 9 tests' batch size",
-    )
-
-    s10_new, s10_burst = seen["stage10.new_key"], seen["stage10.burst"]
-    s10_slow = seen["stage10.slow_first_request"]
-    in_flight_wait10 = source_value(
-        "solutions/stage10-one-round-trip/src/lib.rs",
-        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
-        "stage 10's lock_timeout",
-    )
-    expect(s10_burst["payments"] == 1, "stage 10's burst paid other than once")
-
-    s12_bare, s12_burst = seen["stage12.bare_burst"], seen["stage12.burst"]
-    s12_crash, s12_in_route = seen["stage12.crash_in_layer"], seen["stage12.crash_in_route"]
-    expect(s12_burst["payments"] == 1, "stage 12's burst behind the layer paid other than once")
-
     # The deadlocked pool: what its test asserts, whatever the run's split.
-    pool, requests = 10, dead["requests"]
+    requests = dead["requests"]
     # The winner always finishes; the deadlock ends only when an acquire times out.
     at_most_201 = requests - 1
     ok = dead["replies"].get("201", 0)
@@ -281,32 +228,7 @@ def render(seen):
     expect(dead["payments"] == 1, "the deadlocked pool of 10 paid other than once")
     expect(ok + timed_out == requests, "a deadlocked request ended otherwise than 201 or pool timeout")
     expect(1 <= ok <= at_most_201, f"{ok} × 201 from the deadlocked pool is outside 1..{at_most_201}")
-
-    def body_note(outcome):
-        n = outcome["distinct_bodies"]
-        return "one body: the same payment for all" if n == 1 else f"{n} different bodies"
-
-    rows = [
-        (
-            "Naive: check, then write (all 20 held between check and write)",
-            f"{naive['payments']}",
-            f"{naive['replies'].get('201', 0)} × 201; "
-            f"{naive['replies'].get('error: unique violation (23505)', 0)} × unique violation "
-            "(23505) on the key's INSERT, each after its payment was made",
-            second_request("stage2.changed_body", seen),
-        ),
-        (
-            "Stage 3: the key reserved in the paying transaction",
-            f"{s3['payments']}",
-            f"{replies(s3)}, {body_note(s3)}",
-            "not compared yet (stage 4)",
-        ),
-        (
-            "Stage 4: a hash of the body stored with the key (10 requests with amount 100, 10 with 999)",
-            f"{s4['payments']}",
-            replies(s4),
-            f"{second_request('stage4.other_body', seen)} ({s4_other.get('payments', '?')} payment in all)",
-        ),
+    return [
         (
             "Stage 5: pool of 5 connections",
             f"{p5['payments']}",
@@ -333,16 +255,25 @@ def render(seen):
             "as stage 4",
         ),
     ]
-    out = [
-        "<!-- Generated by book/results.py from a run of the solutions' tests. Do not edit:",
-        "     `just results` rewrites it; `python3 book/results.py --check` fails when it is stale. -->",
-        "",
-        "| Version | Payments made by 20 concurrent requests, one key | Replies | Same key, another amount |",
-        "|---|---|---|---|",
-    ]
-    out += [f"| {' | '.join(row)} |" for row in rows]
-    out += [
-        "",
+
+
+def small_pool_section(seen):
+    in_flight_wait = source_value(
+        "solutions/stage5-small-pool/src/lib.rs",
+        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
+        "stage 5's lock_timeout",
+    )
+    slow_acquire = source_value(
+        "tests/stage5_small_pool.rs",
+        r"PoolSize::of\(\d+\)\.with_acquire_timeout\(Duration::from_secs\((\d+)\)\)",
+        "the slow-request test's acquire timeout",
+    )
+    slow_pool = source_value(
+        "tests/stage5_small_pool.rs",
+        r"PoolSize::of\((\d+)\)\.with_acquire_timeout",
+        "the slow-request test's pool size",
+    )
+    return [
         f"A slow first request holds its key inside its transaction; its 19 duplicates arrive, "
         f"then one request for another key (pool of {slow_pool}, {slow_acquire} s acquire timeout):",
         "",
@@ -352,7 +283,24 @@ def render(seen):
         f"{seen['stage5.slow_unbounded']['unrelated']} |",
         f"| Stage 5: `lock_timeout` {in_flight_wait} on the reserving INSERT, then 409 | "
         f"{seen['stage5.slow_first_request']['unrelated']} |",
-        "",
+    ]
+
+
+def small_pool_varying(seen):
+    out = [f"- the deadlocking shape with a pool of 10 ended with {replies(seen['stage5.deadlocking_pool_of_10'])};"]
+    if "stage5.deadlocking_pool_of_5" in seen:
+        out.append(f"- with a pool of 5, {replies(seen['stage5.deadlocking_pool_of_5'])};")
+    return out
+
+
+def http_route_section(seen):
+    s6 = seen["stage6.burst"]
+    s6_requests = source_value(
+        "tests/stage6_http_route.rs",
+        r"fire_concurrently\((\d+), \|_\| async move \{ post\(addr, Some\(\"key-1\"\)",
+        "the stage 6 burst's size",
+    )
+    return [
         "Over HTTP: stage 6's `POST /payments`, 20 concurrent requests with one Idempotency-Key "
         "(a real server on 127.0.0.1, a real HTTP client):",
         "",
@@ -360,7 +308,11 @@ def render(seen):
         "|---|---|---|",
         f"| Stage 6: the route over stage 5's `create_payment` | {s6['payments']} | "
         f"{s6['created']} × 201 ({s6_requests} requests) |",
-        "",
+    ]
+
+
+def retrying_client_section(seen):
+    out = [
         "Stage 7: the client's first try broken by the proxy, one call of `pay(1, 100)`:",
         "",
         "| The first try | The client | Payments |",
@@ -373,7 +325,24 @@ def render(seen):
     out += [
         f"| {FAULTS[0][1]} | known-wrong: a new key for every try | "
         f"{seen['stage7.new_key_per_try']['payments']} |",
-        "",
+    ]
+    return out
+
+
+def retrying_client_varying(seen):
+    tries = [seen[f"stage7.{name}"]["tries"] for name, _ in FAULTS]
+    cases = [label[:3] for _, label in FAULTS]
+    each = ", ".join(f"{n} in {case}" for n, case in zip(tries[1:], cases[1:]))
+    return [f"- stage 7's client made {tries[0]} tries in {cases[0]}, {each}, the first try included."]
+
+
+def key_per_client_section(seen):
+    stage8_attempts = source_value(
+        "solutions/stage8-key-per-client/src/lib.rs",
+        r"attempts: (\d+),",
+        "stage 8's default number of attempts",
+    )
+    return [
         "Stage 8: two clients, A and B, over HTTP. B sends the key A used, with the same body:",
         "",
         "| The key's identity | What B gets |",
@@ -397,7 +366,21 @@ def render(seen):
         f"{replies(seen['stage8.serializable_without_retry'])} |",
         f"| stage 8: the transaction run again on 40001, at most {stage8_attempts} times | "
         f"{seen['stage8.serializable']['payments']} | {replies(seen['stage8.serializable'])} |",
-        "",
+    ]
+
+
+def expiry_section(seen):
+    stage9_hours = int(source_value(
+        "solutions/stage9-expiry/src/lib.rs",
+        r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
+        "stage 9's default retention",
+    ))
+    stage9_batch = source_value(
+        "tests/stage9_expiry.rs",
+        r"reap_batch: (\d+),",
+        "the stage 9 tests' batch size",
+    )
+    return [
         f"Stage 9: keys that expire after {stage9_hours} hours, and the reaper "
         f"(at most {stage9_batch} keys per transaction in these tests):",
         "",
@@ -412,7 +395,20 @@ def render(seen):
         f"(and 2000 other expired keys) | {seen['stage9.reaper_during_burst']['payments']} payment; "
         f"{replies(seen['stage9.reaper_during_burst'])}; "
         f"{seen['stage9.reaper_during_burst']['reaped']} keys reaped |",
-        "",
+    ]
+
+
+def one_round_trip_section(seen):
+    s10_new, s10_burst = seen["stage10.new_key"], seen["stage10.burst"]
+    s10_slow = seen["stage10.slow_first_request"]
+    s10_answered = seen["stage10.answered_key"]
+    in_flight_wait10 = source_value(
+        "solutions/stage10-one-round-trip/src/lib.rs",
+        r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
+        "stage 10's lock_timeout",
+    )
+    expect(s10_burst["payments"] == 1, "stage 10's burst paid other than once")
+    return [
         "Stage 10: the key, the payment and the answer in one statement, in autocommit:",
         "",
         "| Scenario | What happened |",
@@ -423,10 +419,22 @@ def render(seen):
         f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed, or "
         f"409 after waiting {in_flight_wait10} on the key |",
         f"| The same key with another amount | {second_request('stage10.other_body', seen)} |",
+        f"| A key answered before: a retry, then the same key with another amount | "
+        f"{s10_answered['statements']} statement for the replay, "
+        f"{s10_answered['statements_other_body']} for the 422; "
+        f"{s10_answered['ids_taken']} payment ids taken by the two |",
         f"| A slow first request, its 19 duplicates, then a request for another key (pool of 5) | "
         f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: "
         f"{s10_slow['unrelated']} |",
-        "",
+    ]
+
+
+def one_round_trip_varying(seen):
+    return [f"- stage 10's burst ended with {replies(seen['stage10.burst'])};"]
+
+
+def payment_provider_section(seen):
+    out = [
         "Stage 11: the card charged by a fake provider over HTTP (its list of charges is the "
         "truth), called outside any transaction. A request dies at each point, and the client "
         "retries with the same key once the dead request's lease has expired:",
@@ -452,7 +460,19 @@ def render(seen):
         f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
         f"| Five payments held at a slow provider (pool of 5), then one for another key | "
         f"the other key: {s11_slow['unrelated']} |",
-        "",
+    ]
+    return out
+
+
+def payment_provider_varying(seen):
+    return [f"- stage 11's burst ended with {replies(seen['stage11.burst'])};"]
+
+
+def middleware_section(seen):
+    s12_bare, s12_burst = seen["stage12.bare_burst"], seen["stage12.burst"]
+    s12_crash, s12_in_route = seen["stage12.crash_in_layer"], seen["stage12.crash_in_route"]
+    expect(s12_burst["payments"] == 1, "stage 12's burst behind the layer paid other than once")
+    return [
         "Stage 12: routes with no idempotency code of their own, and a tower layer around them "
         "(20 requests with one key, the first held in its payment until the 19 others arrived):",
         "",
@@ -468,26 +488,117 @@ def render(seen):
         f"{s12_crash['retry']}, then {s12_crash['after_lease']}: the route ran again |",
         f"| The same crash against stage 8's route (the key, the payment and the answer in one "
         f"transaction); a retry | {s12_in_route['payments']} | {s12_in_route['retry']}, replayed |",
-        "",
-        "Figures that vary from run to run, from the run that wrote this page:",
-        "",
-        f"- the deadlocking shape with a pool of 10 ended with {replies(dead)};",
     ]
-    if "stage5.deadlocking_pool_of_5" in seen:
-        out.append(f"- with a pool of 5, {replies(seen['stage5.deadlocking_pool_of_5'])};")
-    if "stage2.undriven" in seen:
-        u = seen["stage2.undriven"]
-        out.append(
-            f"- the naive version without the hold between check and write: "
-            f"{u['runs_with_duplicates']} of {u['runs']} bursts paid more than once, "
-            f"from {u['payments_min']} to {u['payments_max']} payments per burst;"
-        )
-    out.append(f"- stage 10's burst ended with {replies(s10_burst)};")
-    out.append(f"- stage 11's burst ended with {replies(s11_burst)};")
-    tries = [seen[f"stage7.{name}"]["tries"] for name, _ in FAULTS]
-    cases = [label[:3] for _, label in FAULTS]
-    each = ", ".join(f"{n} in {case}" for n, case in zip(tries[1:], cases[1:]))
-    out.append(f"- stage 7's client made {tries[0]} tries in {cases[0]}, {each}, the first try included.")
+
+
+# The results spec of each stage, by its slug in stages.toml. `None`: the stage
+# has no part on the page (say why).
+RESULTS = {
+    # Stage 1's one figure (a second INSERT of a key fails with 23505) is its chapter's.
+    "tables": None,
+    "naive": dict(
+        scenarios=["stage2.held_burst", "stage2.changed_body"],
+        rows=naive_rows,
+        varying=naive_varying,
+    ),
+    "unique-key": dict(scenarios=["stage3.burst"], rows=unique_key_rows),
+    "changed-body": dict(scenarios=["stage4.two_bodies", "stage4.other_body"], rows=changed_body_rows),
+    "small-pool": dict(
+        scenarios=[
+            "stage5.pool_of_5",
+            "stage5.pool_of_10",
+            "stage5.deadlocking_pool_of_10",
+            "stage5.deadlocking_pool_of_20",
+            "stage5.slow_unbounded",
+            "stage5.slow_first_request",
+        ],
+        rows=small_pool_rows,
+        section=small_pool_section,
+        varying=small_pool_varying,
+    ),
+    "http-route": dict(scenarios=["stage6.burst"], section=http_route_section),
+    "retrying-client": dict(
+        scenarios=[f"stage7.{name}" for name, _ in FAULTS] + ["stage7.new_key_per_try"],
+        section=retrying_client_section,
+        varying=retrying_client_varying,
+    ),
+    "key-per-client": dict(
+        scenarios=[
+            "stage8.two_clients",
+            "stage8.other_client",
+            "stage8.other_client_global_key",
+            "stage8.serializable",
+            "stage8.serializable_without_retry",
+        ],
+        section=key_per_client_section,
+    ),
+    "expiry": dict(
+        scenarios=["stage9.after_expiry", "stage9.reaped", "stage9.reaper_during_burst"],
+        section=expiry_section,
+    ),
+    "one-round-trip": dict(
+        scenarios=["stage10.new_key", "stage10.burst", "stage10.other_body", "stage10.answered_key",
+                   "stage10.slow_first_request"],
+        section=one_round_trip_section,
+        varying=one_round_trip_varying,
+    ),
+    "payment-provider": dict(
+        scenarios=[f"stage11.crash.{name}" for name, _ in CRASHES]
+        + ["stage11.in_flight", "stage11.burst", "stage11.slow_provider"],
+        section=payment_provider_section,
+        varying=payment_provider_varying,
+    ),
+    "middleware": dict(
+        scenarios=[
+            "stage12.bare_burst",
+            "stage12.burst",
+            "stage12.other_body",
+            "stage12.crash_in_layer",
+            "stage12.crash_in_route",
+        ],
+        section=middleware_section,
+    ),
+}
+
+
+def stages():
+    """The stages of stages.toml, in order, each with its results spec and the
+    package whose tests record its figures (its solution, named as the runner
+    names it: `stageN-SLUG-solution` unless given)."""
+    with STAGES.open("rb") as f:
+        listed = sorted(tomllib.load(f)["stage"], key=lambda s: s["number"])
+    out = []
+    for stage in listed:
+        slug = stage.get("slug")
+        if slug not in RESULTS:
+            fail(f"stage {stage['number']} ({slug}) has no results spec in book/results.py (RESULTS)")
+        spec = RESULTS[slug]
+        if spec is None:
+            continue
+        package = stage.get("solution") or f"stage{stage['number']}-{slug}-solution"
+        out.append((package, spec))
+    unknown = set(RESULTS) - {stage.get("slug") for stage in listed}
+    if unknown:
+        fail(f"book/results.py has results specs for stages stages.toml does not have: {sorted(unknown)}")
+    return out
+
+
+def render(specs, seen):
+    rows = [row for _, spec in specs if "rows" in spec for row in spec["rows"](seen)]
+    out = [
+        "<!-- Generated by book/results.py from a run of the solutions' tests. Do not edit:",
+        "     `just results` rewrites it; `python3 book/results.py --check` fails when it is stale. -->",
+        "",
+        "| Version | Payments made by 20 concurrent requests, one key | Replies | Same key, another amount |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| {' | '.join(row)} |" for row in rows]
+    for _, spec in specs:
+        if "section" in spec:
+            out += [""] + spec["section"](seen)
+    out += ["", "Figures that vary from run to run, from the run that wrote this page:", ""]
+    varying = [line.rstrip(";.") for _, spec in specs if "varying" in spec for line in spec["varying"](seen)]
+    out += [line + (";" if i < len(varying) - 1 else ".") for i, line in enumerate(varying)]
     return "\n".join(out) + "\n"
 
 
@@ -497,7 +608,10 @@ def table_rows(text):
 
 def main():
     check = "--check" in sys.argv[1:]
-    fresh = render(run_tests())
+    specs = stages()
+    packages = [package for package, _ in specs]
+    required = [name for _, spec in specs for name in spec["scenarios"]]
+    fresh = render(specs, run_tests(packages, required))
     if not check:
         FRAGMENT.parent.mkdir(parents=True, exist_ok=True)
         FRAGMENT.write_text(fresh, encoding="utf-8")

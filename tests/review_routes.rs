@@ -1,7 +1,7 @@
-//! `just review`: the evidence. One test per item of the review checklist, run
+//! `cargo workbook review`: the evidence. One test per item of the review checklist, run
 //! against every route of `review/routes/` over real HTTP and a real PostgreSQL.
 //! A route passes the test of an item exactly when it gets that item right; the
-//! first line of a failure says what was observed, and `just review` shows it
+//! first line of a failure says what was observed, and `cargo workbook review` shows it
 //! beside the learner's review.
 
 use std::net::SocketAddr;

@@ -60,7 +60,7 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
         "the key, the payment and the answer must be written by ONE statement in ONE \
          transaction; saw {writes} row write(s) from {statements} statement(s) in \
          {transactions} transaction(s). Reserve the key, pay and store the answer in one \
-         data-modifying CTE. Run `just hint 10`."
+         data-modifying CTE. Run `cargo workbook hint 10`."
     );
     assert_eq!(
         writes, 2,
@@ -110,7 +110,7 @@ async fn a_new_key_is_one_statement_sent_outside_any_transaction_block() {
         "a new key must be paid in autocommit: no BEGIN, no COMMIT, never a transaction block \
          open. On the wire: {wire}. Send the one statement on the pool itself \
          (`.fetch_optional(pool)`), not inside `pool.begin()`: a single statement is its own \
-         transaction. Run `just hint 10`."
+         transaction. Run `cargo workbook hint 10`."
     );
     assert_eq!(
         wire.executes, 1,
@@ -198,7 +198,7 @@ async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
         "while the first request was still in flight, each of its 19 duplicates should be told \
          409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {}). \
          Bound the reserving INSERT's wait with `set_config('lock_timeout', ..., true)` inside \
-         the statement, and answer 409 on SQLSTATE 55P03. Run `just hint 10`.",
+         the statement, and answer 409 on SQLSTATE 55P03. Run `cargo workbook hint 10`.",
         slow.duplicates_answered_while_held
     );
     assert_eq!(
@@ -228,16 +228,82 @@ async fn a_later_retry_returns_the_same_body() {
     let retry = create_payment(&pool, "key-1", &body(1, 100))
         .await
         .expect("the retry is answered");
-    assert_eq!(first.status, 201);
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
     assert_eq!(
         retry, first,
         "a retry gets the stored status and body, byte for byte. A 409 here means the key \
          row was committed without its answer: in one statement, an UPDATE cannot see the \
-         row a sibling CTE inserted, so insert the key row complete. Run `just hint 10`."
+         row a sibling CTE inserted, so insert the key row complete. Run `cargo workbook hint 10`."
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: replay
+
+// ANCHOR: answered_key
+#[tokio::test]
+async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_payment_id() {
+    let db = TestDb::create(reference_schema()).await;
+    let relay = WireRelay::start(db.options()).await;
+    let pool = relay.pool(PoolSize::of(1));
+    let first = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the first request pays");
+    let paid_id = db.count("SELECT id FROM payments").await;
+
+    // The key is committed: a retry, then the same key with another amount.
+    relay.take();
+    let retry = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the retry is answered");
+    let retry_wire = relay.take();
+    let other = create_payment(&pool, "key-1", &body(1, 999))
+        .await
+        .expect("the other amount is answered");
+    let other_wire = relay.take();
+    let next = create_payment(&pool, "key-2", &body(2, 100))
+        .await
+        .expect("a new key pays");
+
+    assert_eq!(
+        (&retry, &other),
+        (&first, &Reply::key_reused()),
+        "a key answered before: the retry replays the 201, another amount gets 422"
+    );
+    harness::observe(
+        "stage10.answered_key",
+        &serde_json::json!({
+            "statements": retry_wire.executes,
+            "statements_other_body": other_wire.executes,
+            "ids_taken": db.count("SELECT last_value FROM payments_id_seq").await - paid_id - 1,
+        }),
+    );
+    for (what, wire) in [("the retry", &retry_wire), ("another amount", &other_wire)] {
+        assert_eq!(
+            wire.executes, 1,
+            "{what} of a key committed before the request began must be answered by the \
+             statement itself, from the key row its snapshot shows: one statement, not a \
+             second one to read the answer. On the wire: {wire}. Run `cargo workbook hint 10`."
+        );
+    }
+    assert_eq!(
+        next.payment_id(),
+        Some((paid_id + 1).to_string().as_str()),
+        "the retry and the 422 took ids from the payments' sequence: the next payment got \
+         {:?} after {paid_id}. For a key already answered, the statement must not reach \
+         `nextval`: nothing is paid, so no id is spent. Run `cargo workbook hint 10`.",
+        next.payment_id()
+    );
+    assert_eq!(db.payment_count().await, 2, "key-1's payment and key-2's");
+}
+// ANCHOR_END: answered_key
 
 #[tokio::test]
 async fn the_same_key_with_another_amount_is_refused_with_422() {
@@ -258,7 +324,11 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         Reply::key_reused(),
         "the key was used with another body: 422, and nothing paid"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]
@@ -276,7 +346,11 @@ async fn different_keys_make_different_payments() {
         b.payment_id(),
         "two keys are two operations"
     );
-    assert_eq!(db.payment_count().await, 2);
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
 }
 
 // ANCHOR: rollback
@@ -317,6 +391,10 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
         retry.status, 201,
         "once payments work again, the retry with the same key pays: {retry:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: rollback

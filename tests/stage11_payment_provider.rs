@@ -93,7 +93,7 @@ impl Setup {
         format!(
             "the card was charged {} time(s); the provider received the keys {:?}. A retry of our \
              request must be a retry at the provider: send it the key derived from the client, its \
-             key and the step (`derived_key`), never a fresh one. Run `just hint 11`.",
+             key and the step (`derived_key`), never a fresh one. Run `cargo workbook hint 11`.",
             self.charges(),
             self.provider_keys()
         )
@@ -283,7 +283,7 @@ async fn a_crash_after_each_phase_is_retried_into_one_charge(
         "the retry, after the dead request's lease expired, must finish the payment; it got \
          {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
          belongs to a request that died: take it over (renew its lease) and resume from its \
-         recovery point. Run `just hint 11`.",
+         recovery point. Run `cargo workbook hint 11`.",
         retry.reply
     );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
@@ -333,7 +333,7 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         (retry.reply.status, retry.replayed),
         (201, false),
         "the failed request released its lease (`locked_until = now()`): the retry must take \
-         the unfinished key over at once and finish the payment; it got {:?}. Run `just hint 11`.",
+         the unfinished key over at once and finish the payment; it got {:?}. Run `cargo workbook hint 11`.",
         retry.reply
     );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
@@ -342,7 +342,11 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         keys.len() == 2 && keys[0] == keys[1],
         "the retry sent the provider the first try's key: {keys:?}"
     );
-    assert_eq!(s.db.payment_count().await, 1);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: provider_faults
 
@@ -393,9 +397,18 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         .unwrap_or_else(|e| panic!("the held request failed: {e}"));
     assert_eq!(first.reply.status, 201, "{first:?}");
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!((&retry.reply, retry.replayed), (&first.reply, true));
+    assert!(
+        (&retry.reply, retry.replayed) == (&first.reply, true),
+        "the retry should replay the first answer, marked as replayed: it got {:?}, the first was {:?}",
+        (&retry.reply, retry.replayed),
+        (&first.reply, true)
+    );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(s.db.payment_count().await, 1);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: in_flight
 
@@ -460,7 +473,11 @@ async fn the_same_key_from_two_clients_charges_twice() {
         "two clients, two payments: {of_a:?} {of_b:?}"
     );
     assert_eq!(s.charges(), 2, "one charge per client");
-    assert_eq!(s.db.payment_count().await, 2);
+    let made = s.db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: two_clients
 
@@ -531,7 +548,7 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
          Each slow payment held a pooled connection (and its key's lock) for as long as the \
          provider took: the provider was called inside the transaction. Commit the key as \
          'started' first, call the provider with no connection held, then record. \
-         Run `just hint 11`."
+         Run `cargo workbook hint 11`."
     );
     assert_eq!(s.charges(), 6, "five slow payments and the other key's");
 }

@@ -31,7 +31,7 @@ async fn column(conn: &mut PgConnection, table: &str, name: &str) -> Column {
     assert!(
         tables == 1,
         "There is no table `{table}` yet. Write `CREATE TABLE {table} (...)` in {} \
-         (the comments there list its columns; `just hint 1` gives a hint).",
+         (the comments there list its columns; `cargo workbook hint 1` gives a hint).",
         stage1::MIGRATION_FILE
     );
     let row = sqlx::query(
@@ -60,6 +60,39 @@ async fn column(conn: &mut PgConnection, table: &str, name: &str) -> Column {
     }
 }
 
+impl Column {
+    /// Fails, in the learner's words, when the column's type or NULL rule is not
+    /// the one asked for.
+    fn must_be(&self, table: &str, name: &str, data_type: &str, nullable: bool) {
+        assert!(
+            self.data_type == data_type,
+            "{table}.{name} must be of type {data_type}: yours is {}",
+            self.data_type
+        );
+        if nullable {
+            assert!(
+                self.nullable,
+                "{table}.{name} must accept NULL (a request in flight has no answer yet): \
+                 yours is NOT NULL"
+            );
+        } else {
+            assert!(
+                !self.nullable,
+                "{table}.{name} must be NOT NULL: yours accepts NULL"
+            );
+        }
+    }
+}
+
+/// A primary key in words: "(a, b)", or that there is none.
+fn described(primary_key: &[String]) -> String {
+    if primary_key.is_empty() {
+        "the table has no primary key".into()
+    } else {
+        format!("its primary key is ({})", primary_key.join(", "))
+    }
+}
+
 async fn primary_key(conn: &mut PgConnection, table: &str) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT a.attname::text FROM pg_index i
@@ -85,14 +118,7 @@ async fn payments_has_the_column(
     let db = TestDb::create(schema()).await;
     let mut conn = db.connect().await;
     let column = column(&mut conn, "payments", name).await;
-    assert_eq!(
-        column.data_type, data_type,
-        "payments.{name} should be of type {data_type}"
-    );
-    assert_eq!(
-        column.nullable, nullable,
-        "payments.{name} should be NOT NULL"
-    );
+    column.must_be("payments", name, data_type, nullable);
 }
 
 #[rstest]
@@ -110,19 +136,7 @@ async fn idempotency_keys_has_the_column(
     let db = TestDb::create(schema()).await;
     let mut conn = db.connect().await;
     let column = column(&mut conn, "idempotency_keys", name).await;
-    assert_eq!(
-        column.data_type, data_type,
-        "idempotency_keys.{name} should be of type {data_type}"
-    );
-    let should = if nullable {
-        "may be NULL (a request in flight has no answer yet)"
-    } else {
-        "should be NOT NULL"
-    };
-    assert_eq!(
-        column.nullable, nullable,
-        "idempotency_keys.{name} {should}"
-    );
+    column.must_be("idempotency_keys", name, data_type, nullable);
 }
 
 #[tokio::test]
@@ -130,24 +144,35 @@ async fn payment_ids_are_generated_by_the_database() {
     let db = TestDb::create(schema()).await;
     let mut conn = db.connect().await;
     let id = column(&mut conn, "payments", "id").await;
-    assert_eq!(
-        id.identity.as_deref(),
-        Some("ALWAYS"),
-        "payments.id should be `GENERATED ALWAYS AS IDENTITY`, so no caller can choose an id"
-    );
-    assert_eq!(
-        primary_key(&mut conn, "payments").await,
-        ["id"],
-        "payments.id should be the primary key"
+    let yours = match id.identity.as_deref() {
+        Some("ALWAYS") => None,
+        Some(other) => Some(format!("yours is GENERATED {other} AS IDENTITY")),
+        None => Some("yours is not an identity column".to_string()),
+    };
+    if let Some(yours) = yours {
+        panic!(
+            "payments.id must be GENERATED ALWAYS AS IDENTITY, so that no INSERT can choose \
+             an id: {yours}"
+        );
+    }
+    let key = primary_key(&mut conn, "payments").await;
+    assert!(
+        key == ["id"],
+        "payments.id must be the PRIMARY KEY: {}",
+        described(&key)
     );
     let ids: Vec<i64> = sqlx::query_scalar(
         "INSERT INTO payments (order_id, amount) VALUES (1, 100), (1, 100) RETURNING id",
     )
     .fetch_all(&mut conn)
     .await
-    .expect("inserting payments without an id works");
-    assert_eq!(ids.len(), 2);
-    assert_ne!(ids[0], ids[1], "every payment gets an id of its own");
+    .unwrap_or_else(|e| {
+        panic!("payments must accept an INSERT without an id, and yours refused it: {e}")
+    });
+    assert!(
+        ids.len() == 2 && ids[0] != ids[1],
+        "two payments inserted without an id must get two ids of their own: yours got {ids:?}"
+    );
 }
 
 #[tokio::test]
@@ -155,10 +180,12 @@ async fn the_key_is_the_primary_key_of_idempotency_keys() {
     let db = TestDb::create(schema()).await;
     let mut conn = db.connect().await;
     column(&mut conn, "idempotency_keys", "key").await;
-    assert_eq!(
-        primary_key(&mut conn, "idempotency_keys").await,
-        ["key"],
-        "idempotency_keys.key should be the PRIMARY KEY: it is what makes a second INSERT of a key wait, then fail"
+    let key = primary_key(&mut conn, "idempotency_keys").await;
+    assert!(
+        key == ["key"],
+        "idempotency_keys.key must be the PRIMARY KEY (it is what makes a second INSERT of \
+         a key wait, then fail): {}",
+        described(&key)
     );
 }
 
@@ -172,7 +199,7 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
     sqlx::query(insert)
         .execute(&mut conn)
         .await
-        .expect("the first insert of a key works");
+        .unwrap_or_else(|e| panic!("the first INSERT of a key must work, and yours failed: {e}"));
     let second = sqlx::query(insert).execute(&mut conn).await;
     let code = match &second {
         Err(sqlx::Error::Database(e)) => e.code().map(|c| c.into_owned()),
@@ -193,10 +220,15 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
         "stage1.same_key_twice",
         &serde_json::json!({ "sqlstate": sqlstate }),
     );
-    assert_eq!(
-        code.as_deref(),
-        Some("23505"),
-        "a second insert of the same key should fail with a unique violation (SQLSTATE 23505); got {second:?}"
+    assert!(
+        code.as_deref() == Some("23505"),
+        "a second INSERT of the same key must fail with a unique violation (SQLSTATE 23505): \
+         yours {}",
+        match (&second, rows) {
+            (Ok(_), 2) => "succeeded, and the table now has two rows for the key".to_string(),
+            (Ok(_), _) => "succeeded, and replaced the first row".to_string(),
+            (Err(e), _) => format!("failed with another error: {e}"),
+        }
     );
 }
 // ANCHOR_END: same_key_twice
@@ -209,7 +241,12 @@ async fn a_key_can_be_reserved_before_its_response_is_known() {
     sqlx::query("INSERT INTO idempotency_keys (key, body_hash) VALUES ('key-1', 'hash')")
         .execute(&mut conn)
         .await
-        .expect("a key can be inserted with only its body hash: status and response come later");
+        .unwrap_or_else(|e| {
+            panic!(
+                "a key must be insertable with only its body hash (status and response come \
+                 later, once the payment is made), and yours refused it: {e}"
+            )
+        });
     let row = sqlx::query(
         "SELECT status IS NULL AS no_status, response IS NULL AS no_response,
                 created_at > now() - interval '1 minute' AS recent

@@ -55,12 +55,20 @@ async fn a_later_retry_returns_the_same_body() {
     let retry = create_payment(&pool, "key-1", &body(1, 100))
         .await
         .expect("the retry is answered");
-    assert_eq!(first.status, 201);
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
     assert_eq!(
         retry, first,
         "a retry gets the stored status and body, byte for byte"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]
@@ -78,7 +86,11 @@ async fn different_keys_make_different_payments() {
         b.payment_id(),
         "two keys are two operations"
     );
-    assert_eq!(db.payment_count().await, 2);
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
 }
 
 // ANCHOR: rollback
@@ -119,6 +131,10 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
         retry.status, 201,
         "once payments work again, the retry with the same key pays: {retry:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: rollback

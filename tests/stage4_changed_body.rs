@@ -57,7 +57,11 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         "stage4.other_body",
         harness::second_request(&first, &other, outcome.payments),
     );
-    assert_eq!(first.status, 201);
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
     assert_eq!(
         other.status, 422,
         "the key was used with another body: 422, got {other:?}"
@@ -94,7 +98,11 @@ async fn the_same_body_written_differently_replays_the_201(#[case] written_diffe
         again, first,
         "{written_differently:?} means the same as the first body, so it must replay the 201, not be refused"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]

@@ -47,7 +47,7 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
          While they waited: {}.\n\
          Every connection was held by a request whose transaction was still open while it asked \
          the pool for another one: the pool is deadlocked, not PostgreSQL (its sessions are idle \
-         in transaction). Run `just hint 5`. ({outcome})",
+         in transaction). Run `cargo workbook hint 5`. ({outcome})",
         size.acquire_timeout.as_secs_f64(),
         state_while_waiting
             .as_deref()
@@ -113,7 +113,7 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
          The slow request's duplicates each held a connection while they waited on its key's \
          row lock, until the pool had none left. Bound that wait (`lock_timeout` on the \
          reserving INSERT) and answer 409 so the duplicate gives its connection back. \
-         Run `just hint 5`.",
+         Run `cargo workbook hint 5`.",
         slow.state
     );
     let in_flight = slow
@@ -185,7 +185,7 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
         ["7s"],
         "the payment must run under the database's own lock_timeout (7s here): set it back to \
          what `current_setting('lock_timeout')` said before the reserving INSERT, not to '0', \
-         which would override the database's and the role's settings. Run `just hint 5`."
+         which would override the database's and the role's settings. Run `cargo workbook hint 5`."
     );
 }
 // ANCHOR_END: lock_timeout_restored

@@ -1,6 +1,6 @@
-//! `just api`: stage 6's route served for real, on 127.0.0.1, on a database of
+//! `cargo workbook api`: stage 6's route served for real, on 127.0.0.1, on a database of
 //! its own on the harness's PostgreSQL, until Ctrl-C. Shared by stage 6's
-//! exercise and model answer (`just api --solution`), like their tests.
+//! exercise and model answer (`cargo workbook api --solution`), like their tests.
 //!
 //! Ctrl-C drops the database and stops whatever server the harness started; a
 //! kill -9 leaves the harness's supervisor to stop a local cluster.
@@ -55,7 +55,7 @@ async fn serve(port: u16) -> Result<(), String> {
     // The port first: a busy one is the likeliest mistake, and costs no database.
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} ({e}): is another server there? `just api --port N` picks another"))?;
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} ({e}): is another server there? `cargo workbook api --port N` picks another"))?;
     let stopped = Arc::new(tokio::sync::Notify::new());
     let on_ctrl_c = stopped.clone();
     ctrlc::set_handler(move || on_ctrl_c.notify_one())
@@ -75,7 +75,7 @@ async fn serve(port: u16) -> Result<(), String> {
          curl -i http://127.0.0.1:{port}/payments -H 'Idempotency-Key: key-1' \
          -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'\n\
          Look at the rows:\n  psql '{url}' -c 'table payments' -c 'table idempotency_keys'\n\
-         Probe it (from another terminal):\n  just probe http://127.0.0.1:{port} \
+         Probe it (from another terminal):\n  cargo workbook probe http://127.0.0.1:{port} \
          --database-url '{url}' --count-sql 'select count(*) from payments'\n\n\
          Ctrl-C stops it and drops the database.",
         db.name()

@@ -87,7 +87,11 @@ async fn twenty_concurrent_requests_over_http_create_one_payment() {
         answers.iter().all(|a| a == &answers[0]),
         "all 20 answers are identical, status, type and body: {answers:?}"
     );
-    assert_eq!(answers[0].content_type, "application/json");
+    assert!(
+        answers[0].content_type == "application/json",
+        "the answer's content type should be \"application/json\": it is {:?}",
+        answers[0].content_type
+    );
     assert_eq!(db.payment_count().await, 1, "one key, one payment");
     harness::observe(
         "stage6.burst",
@@ -102,9 +106,17 @@ async fn a_repeat_replays_the_stored_status_and_body() {
     let addr = serve(&db).await;
     let first = post(addr, Some("key-1"), BODY).await;
     let again = post(addr, Some("key-1"), BODY).await;
-    assert_eq!(first.status, 201);
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
     assert_eq!(again, first, "the repeat gets the first answer again");
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]
@@ -113,12 +125,20 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
     let addr = serve(&db).await;
     let bare = post(addr, Some("key-1"), BODY).await;
     let quoted = post(addr, Some("\"key-1\""), BODY).await;
-    assert_eq!(bare.status, 201);
+    assert!(
+        bare.status == 201,
+        "the bare request should be answered 201: it was answered {}",
+        bare.status
+    );
     assert_eq!(
         quoted, bare,
         "Idempotency-Key: \"key-1\" (an sf-string) is the key key-1"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 // ANCHOR: refusals
@@ -207,14 +227,33 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
     let addr = serve(&db).await;
     let first = post(addr, Some("key-1"), BODY).await;
     let other = post(addr, Some("key-1"), r#"{"orderId":1,"amount":999}"#).await;
-    assert_eq!(first.status, 201);
-    assert_eq!(other.status, 422, "{other:?}");
-    assert_eq!(other.content_type, "application/problem+json");
-    assert_eq!(
-        other.body["type"],
-        format!("{}key-reused", payment_model::PROBLEM_BASE)
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(other.status, 422, "{other:?}");
+    assert!(
+        other.content_type == "application/problem+json",
+        "the answer's content type should be \"application/problem+json\": it is {:?}",
+        other.content_type
+    );
+    assert_problem_type(&other.body, "key-reused");
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
+}
+
+/// The problem's `type` should be the workbook's URI for `kind`.
+fn assert_problem_type(problem: &Value, kind: &str) {
+    let expected = format!("{}{kind}", payment_model::PROBLEM_BASE);
+    assert!(
+        problem["type"] == expected.as_str(),
+        "the problem's type should be {expected}: it is {}",
+        problem["type"]
+    );
 }
 
 /// The status, content type, `Allow` header and JSON body of any request.
@@ -249,12 +288,17 @@ async fn a_body_over_the_limit_is_a_413_problem_and_touches_nothing() {
         .body(body);
     let (status, content_type, _, problem) = raw(request).await;
     assert_eq!(status, 413, "{problem}");
-    assert_eq!(content_type, "application/problem+json");
-    assert_eq!(
-        problem["type"],
-        format!("{}body-too-large", payment_model::PROBLEM_BASE)
+    assert!(
+        content_type == "application/problem+json",
+        "the answer's content type should be \"application/problem+json\": it is {:?}",
+        content_type
     );
-    assert_eq!(problem["status"], 413);
+    assert_problem_type(&problem, "body-too-large");
+    assert!(
+        problem["status"] == 413,
+        "the problem's status should be 413: it is {}",
+        problem["status"]
+    );
     assert_eq!(db.payment_count().await, 0, "nothing was paid");
 }
 
@@ -265,12 +309,17 @@ async fn another_method_is_a_405_problem_that_says_post() {
     let request = reqwest::Client::new().get(format!("http://{addr}/payments"));
     let (status, content_type, allow, problem) = raw(request).await;
     assert_eq!(status, 405, "{problem}");
-    assert_eq!(content_type, "application/problem+json");
-    assert_eq!(allow.as_deref(), Some("POST"));
-    assert_eq!(
-        problem["type"],
-        format!("{}method-not-allowed", payment_model::PROBLEM_BASE)
+    assert!(
+        content_type == "application/problem+json",
+        "the answer's content type should be \"application/problem+json\": it is {:?}",
+        content_type
     );
+    assert!(
+        allow.as_deref() == Some("POST"),
+        "the answer's Allow header should be POST: it is {:?}",
+        allow.as_deref()
+    );
+    assert_problem_type(&problem, "method-not-allowed");
 }
 
 #[tokio::test]
@@ -280,9 +329,10 @@ async fn another_path_is_a_404_problem() {
     let request = reqwest::Client::new().post(format!("http://{addr}/refunds"));
     let (status, content_type, _, problem) = raw(request).await;
     assert_eq!(status, 404, "{problem}");
-    assert_eq!(content_type, "application/problem+json");
-    assert_eq!(
-        problem["type"],
-        format!("{}not-found", payment_model::PROBLEM_BASE)
+    assert!(
+        content_type == "application/problem+json",
+        "the answer's content type should be \"application/problem+json\": it is {:?}",
+        content_type
     );
+    assert_problem_type(&problem, "not-found");
 }

@@ -124,7 +124,11 @@ async fn the_client_gives_up_after_four_tries() {
         4,
         "4 tries in all, the first included"
     );
-    assert_eq!(db.payment_count().await, 0);
+    let made = db.payment_count().await;
+    assert!(
+        made == 0,
+        "0 payments should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -138,7 +142,11 @@ async fn two_payments_are_two_keys() {
         first.body["id"], second.body["id"],
         "each call of pay() is a new operation with a key of its own"
     );
-    assert_eq!(db.payment_count().await, 2);
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
 }
 
 // ANCHOR: come_back_later
@@ -173,7 +181,11 @@ async fn a_408_or_429_is_retried_into_exactly_one_payment(#[case] fault: Fault) 
         exchanges[0].idempotency_key, exchanges[1].idempotency_key,
         "the retry sends the same key"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -203,6 +215,10 @@ async fn a_wait_that_would_overrun_the_budget_is_not_waited() {
         "one try, then no wait past the budget: {result:?}"
     );
     assert_eq!(proxy.exchanges().len(), 1, "no second try");
-    assert_eq!(db.payment_count().await, 0);
+    let made = db.payment_count().await;
+    assert!(
+        made == 0,
+        "0 payments should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: come_back_later

@@ -251,7 +251,11 @@ async fn twenty_requests_with_one_key_from_each_of_two_clients_make_two_payments
         "A and B each got their own payment"
     );
     assert_eq!(payments, 2, "two clients, one key each: two payments");
-    assert_eq!(payments_of(&db).await, (1, 1));
+    let split = payments_of(&db).await;
+    assert!(
+        split == (1, 1),
+        "clients A and B should have (A's, B's) = (1, 1) payments: they have {split:?}"
+    );
 }
 // ANCHOR_END: two_clients
 
@@ -308,7 +312,11 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
     let first = post(addr, A, Some("order-1"), BODY).await;
     let again = post(addr, A, Some("order-1"), BODY).await;
     let other_body = post(addr, A, Some("order-1"), r#"{"orderId":1,"amount":999}"#).await;
-    assert_eq!(first.status, 201);
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
     assert_eq!(
         first.replayed, None,
         "the first answer is no replay: {first:?}"
@@ -324,7 +332,11 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
         other_body.replayed, None,
         "a refusal is an answer of its own, not a replay"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: replayed
 
@@ -362,7 +374,7 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
         ["7s"],
         "the payment must run under the database's own lock_timeout (7s here): set it back \
          to what `current_setting('lock_timeout')` said before the reserving INSERT, not to \
-         '0', which would override the database's and the role's settings. Run `just hint 8`."
+         '0', which would override the database's and the role's settings. Run `cargo workbook hint 8`."
     );
 }
 

@@ -108,7 +108,11 @@ async fn a_key_just_inside_the_window_replays() {
         (201, &first.body, true),
         "inside the window, the stored answer is replayed: {again:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 
 #[tokio::test]
@@ -142,7 +146,11 @@ async fn a_key_just_outside_the_window_is_a_new_payment() {
         after_expiry.body["id"], first.body["id"],
         "a new payment has a new id"
     );
-    assert_eq!(db.payment_count().await, 2);
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
     let again = post_as_a(addr, "order-1").await;
     assert_eq!(
         (&again.body, again.replayed),
@@ -209,16 +217,18 @@ async fn the_reaper_deletes_only_expired_keys_in_bounded_batches() {
 #[tokio::test]
 async fn the_created_at_index_exists_for_the_reaper() {
     let db = TestDb::create(schema()).await;
-    assert_eq!(
-        db.count(
+    let indexes = db
+        .count(
             "SELECT count(*) FROM pg_index i
              JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-             WHERE i.indrelid = 'idempotency_keys'::regclass AND a.attname = 'created_at'"
+             WHERE i.indrelid = 'idempotency_keys'::regclass AND a.attname = 'created_at'",
         )
-        .await,
-        1,
-        "an index that starts with created_at lets each batch read only the oldest keys \
-         (CREATE INDEX ... ON idempotency_keys (created_at))"
+        .await;
+    assert!(
+        indexes == 1,
+        "idempotency_keys needs one index that starts with created_at, so that each batch \
+         of the reaper reads only the oldest keys (CREATE INDEX ... ON idempotency_keys \
+         (created_at)): yours has {indexes}"
     );
 }
 // ANCHOR_END: reaper
@@ -262,7 +272,11 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
         (&first.body, true),
         "the key survived the reaper and replays its new answer"
     );
-    assert_eq!(db.payment_count().await, 1);
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
 }
 // ANCHOR_END: in_flight
 

@@ -14,14 +14,16 @@ pub enum Error {
     #[error("{} is not a valid stages file: {source}", path.display())]
     StagesToml {
         path: PathBuf,
-        source: toml::de::Error,
+        source: crate::stages::StagesError,
     },
 
-    #[error("{} holds invalid JSON ({source}); delete it to start afresh", path.display())]
-    StateJson {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    #[error(
+        "{} cannot be read ({why}); delete it to start afresh (`rm {}`): the rest of \
+         your progress is kept",
+        path.display(),
+        path.display()
+    )]
+    StateUnreadable { path: PathBuf, why: String },
 
     #[error(
         "no workbook found from {}: no stages.toml beside a Cargo.toml here or above \

@@ -4,13 +4,17 @@
 
 mod cargo;
 mod commands;
+mod environment;
 mod error;
+mod judgement;
 mod libtest;
 mod observations;
+mod render;
 mod review;
 mod run;
 mod stages;
 mod state;
+mod supervise;
 mod ui;
 mod workbook;
 
@@ -29,7 +33,7 @@ use crate::workbook::{Locations, Workbook};
     name = "workbook",
     version,
     about = "The Idempotency Workbook's runner: predict, run a stage's tests, compare.",
-    after_help = "Through just: `just stage 1`; without just: `cargo workbook stage 1`."
+    after_help = "Start with `cargo workbook stage 1` (or `just stage 1`, with just installed)."
 )]
 struct Cli {
     /// The workbook's root (where stages.toml and the workspace's Cargo.toml are).
@@ -59,7 +63,7 @@ enum Command {
     },
     /// Show stage N's next hint (one more each time).
     Hint { number: u32 },
-    /// Rerun stage N whenever a file of its exercise changes (Enter reruns now).
+    /// Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit.
     Watch {
         number: u32,
         #[arg(long, default_value_t = 300, value_name = "SECS")]
@@ -142,6 +146,7 @@ fn main() -> ExitCode {
     // themselves when their test process goes.
     let _ = ctrlc::set_handler(|| {
         let _ = console::Term::stderr().show_cursor();
+        ui::restore_terminal();
         eprintln!();
         std::process::exit(130);
     });
@@ -177,9 +182,9 @@ fn run(cli: Cli) -> Result<bool, Error> {
         } => {
             let quiet_reason = if no_predict {
                 Some("--no-predict".to_owned())
-            } else if ui::in_ci() {
+            } else if environment::in_ci() {
                 Some("CI is set".to_owned())
-            } else if !ui::can_ask() {
+            } else if !environment::can_ask() {
                 Some("no terminal to answer them".to_owned())
             } else {
                 None
@@ -192,7 +197,7 @@ fn run(cli: Cli) -> Result<bool, Error> {
             };
             commands::stage::run(&wb, number, options)
         }
-        Command::Hint { number } => commands::hint(&wb, number).map(|()| true),
+        Command::Hint { number } => commands::hint(&wb, number, None).map(|()| true),
         Command::Watch { number, timeout } => {
             commands::watch::run(&wb, number, Duration::from_secs(timeout)).map(|()| true)
         }

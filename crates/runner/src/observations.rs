@@ -1,16 +1,24 @@
 //! What the tests recorded: JSON lines `{"scenario": ..., <fields>}` written by
-//! `harness::observe` to the file named by `WORKBOOK_OBSERVATIONS`.
+//! `harness::observe` to the file named by `WORKBOOK_OBSERVATIONS`, and the
+//! conditions the harness met, `{"condition": KIND, ...}` (`harness::report`):
+//! the runner reacts to a condition's kind, never to a message's wording.
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Default)]
 pub struct Observations {
     pub lines: Vec<Map<String, Value>>,
-    /// Lines that were not a JSON object with a `scenario`.
+    /// What the harness reported, in the order it did.
+    pub conditions: Vec<Condition>,
+    /// Lines that were neither a scenario nor a condition.
     pub unreadable: usize,
 }
+
+/// A condition the harness met: the harness's own type, read back.
+pub use harness::Condition;
 
 impl Observations {
     pub fn read(path: &Path) -> Self {
@@ -24,6 +32,13 @@ impl Observations {
             match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(map)) if map.get("scenario").is_some_and(Value::is_string) => {
                     observations.lines.push(map);
+                }
+                Ok(value @ Value::Object(_)) if value.get("condition").is_some() => {
+                    match Condition::deserialize(value) {
+                        Ok(condition) => observations.conditions.push(condition),
+                        // A kind this runner does not know: nothing to react to.
+                        Err(_) => observations.unreadable += 1,
+                    }
                 }
                 _ => observations.unreadable += 1,
             }
@@ -74,6 +89,24 @@ impl Observations {
 }
 
 impl Observations {
+    /// Whether the harness reported a condition of this kind.
+    pub fn met(&self, kind: impl Fn(&Condition) -> bool) -> bool {
+        self.conditions.iter().any(kind)
+    }
+
+    /// What the harness said about its server, each line once.
+    pub fn notes(&self) -> Vec<&str> {
+        let mut notes: Vec<&str> = Vec::new();
+        for c in &self.conditions {
+            if let Condition::Note { text } = c
+                && !notes.contains(&text.as_str())
+            {
+                notes.push(text);
+            }
+        }
+        notes
+    }
+
     /// Whether any line of `scenario` holds `metric` (or its parent object).
     pub fn has_metric(&self, scenario: &str, metric: &str) -> bool {
         self.lines
@@ -206,6 +239,32 @@ not json
             panic!("an object")
         };
         assert_eq!(lookup(&map, "replies.error: x.y"), Some(&json!(2)));
+    }
+
+    #[test]
+    fn conditions_are_read_by_kind_apart_from_the_scenarios() {
+        let o = Observations::parse(
+            r#"{"condition":"pool-timed-out","calls":15}
+{"condition":"note","text":"harness: a local cluster"}
+{"condition":"no-server"}
+{"condition":"from-a-newer-harness","x":1}
+{"scenario":"s","payments":1}
+"#,
+        );
+        assert_eq!(o.lines.len(), 1);
+        assert_eq!(o.unreadable, 1, "an unknown kind is skipped");
+        assert_eq!(
+            o.conditions,
+            [
+                Condition::PoolTimedOut { calls: 15 },
+                Condition::Note {
+                    text: "harness: a local cluster".into()
+                },
+                Condition::NoServer,
+            ]
+        );
+        assert!(o.met(|c| matches!(c, Condition::NoServer)));
+        assert_eq!(o.notes(), ["harness: a local cluster"]);
     }
 
     #[test]

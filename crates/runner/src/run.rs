@@ -1,6 +1,5 @@
 //! One package's tests, built and run, and what came of each test.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,10 +7,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use crate::cargo::{Build, Cargo, End, Executable, RunEnv, Targets, TestRun, run_tests};
+use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::libtest::{self, Failure, Status};
-use crate::observations::Observations;
+use crate::observations::{Condition, Observations};
+use crate::state::State;
+use crate::supervise::{End, RunEnv, TestRun, run_tests};
 use crate::ui::Spinner;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +66,8 @@ pub struct PackageRun {
     pub build: Build,
     pub state: RunState,
     pub tests: Vec<TestVerdict>,
+    /// What the tests recorded, and the conditions the harness reported.
     pub observations: Observations,
-    /// What the harness said about its server (`harness: ...` lines).
-    pub harness: Vec<String>,
     /// Time spent running tests (not building).
     pub run_time: Duration,
 }
@@ -92,6 +92,13 @@ impl PackageRun {
         })
     }
 
+    /// Failed the way an untouched exercise should: it compiled, ran to its end
+    /// and a test failed, with a real server behind it.
+    pub fn fails_as_intended(&self) -> bool {
+        self.state == RunState::Failed
+            && !self.observations.met(|c| matches!(c, Condition::NoServer))
+    }
+
     /// Whether the name of a test exists at all.
     pub fn has_test(&self, name: &str) -> bool {
         self.tests.iter().any(|t| {
@@ -106,8 +113,8 @@ impl PackageRun {
 /// Builds `targets` and runs their test executables, bounded by `bound`, with
 /// the observations going to `observations`.
 ///
-/// `remembered` (a file the runner keeps) names the executable the last build
-/// of a single test target produced. While cargo checks whether anything needs
+/// `remembered` (the learner's state) names the executable the last build of a
+/// single test target produced. While cargo checks whether anything needs
 /// building (a fraction of a second even when nothing does), that executable
 /// already runs; its results count only if cargo then reports that very file as
 /// fresh. When a source file is newer than it, it is not even started.
@@ -118,13 +125,14 @@ pub fn build_and_run(
     bound: Duration,
     spinner: &mut Spinner,
     what: &str,
-    remembered: Option<&Path>,
+    remembered: Option<&State>,
 ) -> Result<PackageRun, Error> {
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };
     let mut early = match (targets, remembered) {
-        (Targets::Test { package, target }, Some(file)) => read_remembered(file, package, target)
+        (Targets::Test { package, target }, Some(state)) => state
+            .remembered_executable(package, target)
             .filter(looks_current)
             .map(|exe| EarlyRun::start(exe, env.clone(), bound)),
         _ => None,
@@ -147,7 +155,6 @@ pub fn build_and_run(
         state: RunState::NotBuilt(why),
         tests: Vec::new(),
         observations: Observations::default(),
-        harness: Vec::new(),
         run_time: Duration::ZERO,
     };
     let executables: Vec<Executable> = match targets {
@@ -190,8 +197,8 @@ pub fn build_and_run(
             format!("`{command}` built no test executable"),
         ));
     }
-    if let (Some(file), [exe]) = (remembered, executables.as_slice()) {
-        remember(file, exe);
+    if let (Some(state), [exe]) = (remembered, executables.as_slice()) {
+        state.remember_executable(exe);
     }
     let runs = run_all(&executables, &env, bound, spinner, what, early)?;
     Ok(runs.into_package_run(command, build, observations))
@@ -218,7 +225,6 @@ pub fn run_built(
 struct Runs {
     state: RunState,
     tests: Vec<TestVerdict>,
-    harness: Vec<String>,
     run_time: Duration,
 }
 
@@ -230,7 +236,6 @@ impl Runs {
             state: self.state,
             tests: self.tests,
             observations: Observations::read(observations),
-            harness: self.harness,
             run_time: self.run_time,
         }
     }
@@ -247,7 +252,6 @@ fn run_all(
     spinner.phase(&format!("Running {what}"));
     let several = executables.len() > 1;
     let mut tests = Vec::new();
-    let mut harness = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
     for exe in executables {
@@ -267,12 +271,6 @@ fn run_all(
             )?,
         };
         run_time += run.elapsed;
-        harness.extend(
-            run.stderr
-                .lines()
-                .filter(|l| l.starts_with("harness:"))
-                .map(str::to_owned),
-        );
         let report = run.report();
         let prefix = if several {
             format!("{}: ", exe.target)
@@ -323,7 +321,6 @@ fn run_all(
     Ok(Runs {
         state,
         tests,
-        harness,
         run_time,
     })
 }
@@ -387,30 +384,6 @@ impl EarlyRun {
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-/// The executables of single test targets the last builds produced, by
-/// `package/target`.
-type Remembered = BTreeMap<String, Executable>;
-
-fn read_remembered(file: &Path, package: &str, target: &str) -> Option<Executable> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let mut all: Remembered = serde_json::from_str(&text).ok()?;
-    all.remove(&format!("{package}/{target}"))
-}
-
-fn remember(file: &Path, exe: &Executable) {
-    let mut all: Remembered = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
-    let key = format!("{}/{}", exe.package, exe.target);
-    if all.get(&key) != Some(exe) {
-        all.insert(key, exe.clone());
-        if let Ok(text) = serde_json::to_string_pretty(&all) {
-            let _ = std::fs::write(file, text);
-        }
-    }
 }
 
 /// No file of the package, nor the test's source, is newer than the executable:

@@ -9,35 +9,104 @@ use serde_json::Value;
 use crate::error::Error;
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct StagesFile {
+#[serde(deny_unknown_fields)]
+struct StagesFile {
     #[serde(rename = "stage", default)]
-    pub stages: Vec<Stage>,
+    stages: Vec<StageEntry>,
 }
 
+/// A stage as written in `stages.toml`: the package and test names may be left
+/// out, and are then derived from `number` and `slug`.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StageEntry {
+    number: u32,
+    #[serde(default)]
+    slug: Option<String>,
+    title: String,
+    #[serde(default)]
+    goal: String,
+    #[serde(default)]
+    outcome: String,
+    #[serde(default)]
+    exercise: Option<String>,
+    #[serde(default)]
+    solution: Option<String>,
+    #[serde(default)]
+    test: Option<String>,
+    #[serde(default)]
+    edit: Vec<String>,
+    #[serde(default)]
+    hints: Vec<String>,
+    #[serde(rename = "prediction", default)]
+    predictions: Vec<Prediction>,
+    #[serde(default)]
+    known_wrong: Vec<KnownWrong>,
+}
+
+#[derive(Debug, Clone)]
 pub struct Stage {
     pub number: u32,
     pub title: String,
-    #[serde(default)]
+    /// What to build and why: shown before the predictions, so it never says
+    /// what they ask.
     pub goal: String,
-    /// The learner's package.
+    /// What happened and what it teaches: shown after the predictions are judged.
+    pub outcome: String,
+    /// The learner's package (`stageN-SLUG-exercise` unless given).
     pub exercise: String,
-    /// The model answer's package.
+    /// The model answer's package (`stageN-SLUG-solution` unless given).
     pub solution: String,
-    /// The `[[test]]` target both packages define.
+    /// The `[[test]]` target both packages define (`stageN` unless given).
     pub test: String,
     /// The files the learner edits, relative to the workspace root.
-    #[serde(default)]
     pub edit: Vec<String>,
-    #[serde(default)]
     pub hints: Vec<String>,
-    #[serde(rename = "prediction", default)]
     pub predictions: Vec<Prediction>,
-    #[serde(default)]
     pub known_wrong: Vec<KnownWrong>,
 }
 
+/// Why a stages file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StagesError {
+    #[error("{0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("stage {number} has no `{field}` and no `slug` to derive it from")]
+    Underived { number: u32, field: &'static str },
+}
+
+impl StageEntry {
+    fn resolve(self) -> Result<Stage, StagesError> {
+        let number = self.number;
+        let derived = |given: Option<String>, field: &'static str, suffix: &str| {
+            given
+                .or_else(|| {
+                    self.slug
+                        .as_ref()
+                        .map(|slug| format!("stage{number}-{slug}-{suffix}"))
+                })
+                .ok_or(StagesError::Underived { number, field })
+        };
+        let exercise = derived(self.exercise.clone(), "exercise", "exercise")?;
+        let solution = derived(self.solution.clone(), "solution", "solution")?;
+        Ok(Stage {
+            number,
+            test: self.test.unwrap_or_else(|| format!("stage{number}")),
+            title: self.title,
+            goal: self.goal,
+            outcome: self.outcome,
+            exercise,
+            solution,
+            edit: self.edit,
+            hints: self.hints,
+            predictions: self.predictions,
+            known_wrong: self.known_wrong,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Prediction {
     pub id: String,
     pub question: String,
@@ -62,6 +131,7 @@ pub struct Prediction {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Choice {
     pub label: String,
     #[serde(default)]
@@ -73,6 +143,7 @@ pub struct Choice {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KnownWrong {
     pub package: String,
     /// The tests that must fail for this package.
@@ -94,9 +165,13 @@ pub fn load(path: &Path) -> Result<Vec<Stage>, Error> {
     })
 }
 
-pub fn parse(text: &str) -> Result<Vec<Stage>, toml::de::Error> {
+pub fn parse(text: &str) -> Result<Vec<Stage>, StagesError> {
     let file: StagesFile = toml::from_str(text)?;
-    let mut stages = file.stages;
+    let mut stages = file
+        .stages
+        .into_iter()
+        .map(StageEntry::resolve)
+        .collect::<Result<Vec<_>, _>>()?;
     stages.sort_by_key(|s| s.number);
     Ok(stages)
 }
@@ -104,7 +179,12 @@ pub fn parse(text: &str) -> Result<Vec<Stage>, toml::de::Error> {
 impl Stage {
     /// The goal as one paragraph: TOML line continuations already joined it.
     pub fn goal_text(&self) -> String {
-        self.goal.split_whitespace().collect::<Vec<_>>().join(" ")
+        paragraphs(&self.goal)
+    }
+
+    /// The outcome as one paragraph per blank-line-separated block.
+    pub fn outcome_text(&self) -> String {
+        paragraphs(&self.outcome)
     }
 
     /// The test target of a known-wrong package.
@@ -219,6 +299,15 @@ impl Choice {
     }
 }
 
+/// Text with its lines joined, paragraphs (split by a blank line) kept.
+fn paragraphs(text: &str) -> String {
+    text.split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn toml_number(v: &toml::Value) -> Option<f64> {
     match v {
         toml::Value::Integer(i) => Some(*i as f64),
@@ -259,11 +348,11 @@ pub fn figure_text(v: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    const ONE: &str = r#"
+    pub(crate) const ONE: &str = r#"
 [[stage]]
 number = 1
 title = "T"
@@ -328,6 +417,40 @@ catches = ["a", "b"]
         };
         assert!(number.matches(&json!(23505)));
         assert!(number.matches(&json!("23505")));
+    }
+
+    #[test]
+    fn package_and_test_names_are_derived_from_number_and_slug_unless_given() {
+        let text = ONE
+            .replace("exercise = \"e\"\n", "slug = \"naive\"\n")
+            .replace("test = \"t\"\n", "");
+        let stage = &parse(&text).expect("parses")[0];
+        assert_eq!(stage.exercise, "stage1-naive-exercise");
+        assert_eq!(stage.solution, "s", "an explicit name wins");
+        assert_eq!(stage.test, "stage1");
+        let text = ONE.replace("exercise = \"e\"\n", "");
+        let error = parse(&text).expect_err("no exercise and no slug");
+        assert!(error.to_string().contains("`exercise`"), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error_not_ignored() {
+        let text = ONE.replace("goal = \"G\"", "goal = \"G\"\ngaol = \"typo\"");
+        let error = parse(&text).expect_err("unknown key");
+        assert!(error.to_string().contains("gaol"), "{error}");
+        let text = ONE.replace("metric = \"payments\"", "metric = \"payments\"\nmetrc = 1");
+        assert!(parse(&text).is_err(), "unknown key in a prediction");
+    }
+
+    #[test]
+    fn the_outcome_is_read_and_kept_apart_from_the_goal() {
+        let text = ONE.replace(
+            "goal = \"G\"",
+            "goal = \"G\"\noutcome = \"\"\"\nOne payment,\nand 20 201s.\n\nWhy.\"\"\"",
+        );
+        let stage = &parse(&text).expect("parses")[0];
+        assert_eq!(stage.goal_text(), "G");
+        assert_eq!(stage.outcome_text(), "One payment, and 20 201s.\nWhy.");
     }
 
     #[test]

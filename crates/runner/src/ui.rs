@@ -1,6 +1,5 @@
 //! The terminal: is anyone there, how wide it is, spinners, tables and prompts.
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use comfy_table::{
@@ -12,25 +11,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
 
-/// CI=true (or any value but "", "0" and "false").
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
-}
+// What the environment decides lives in `environment.rs`; `api` still asks here.
+pub use crate::environment::stdout_is_terminal;
 
-/// Whether the tests keep one PostgreSQL container between runs (when they use
-/// Docker): yes in the learner's loop, no in CI or with `WORKBOOK_KEEP_CONTAINER=0`.
-pub fn keep_container() -> bool {
-    !in_ci() && std::env::var("WORKBOOK_KEEP_CONTAINER").map_or(true, |v| v.trim() != "0")
-}
-
-/// Someone can answer a prompt: stdin is a terminal and this is not CI.
-pub fn can_ask() -> bool {
-    std::io::stdin().is_terminal() && Term::stderr().is_term() && !in_ci()
-}
-
-pub fn stdout_is_terminal() -> bool {
-    std::io::stdout().is_terminal()
-}
+/// The marks every verdict is drawn with: change a glyph here, and only here.
+pub const PASS: &str = "✔";
+pub const FAIL: &str = "✘";
+pub const SKIP: &str = "–";
 
 /// The width to lay text out in: `COLUMNS`, the terminal's, or 100 columns.
 pub fn width() -> u16 {
@@ -52,6 +39,56 @@ pub fn table<const N: usize>(header: [&str; N]) -> Table {
     table
 }
 
+/// Prints `table` so that no cell breaks a word: each column is at least as wide
+/// as its longest word (a column's share of the width at most).
+pub fn print_table(mut table: Table) {
+    keep_words(&mut table);
+    println!("{table}");
+}
+
+/// Sets each column's least width so that no word of the table is broken.
+fn keep_words(table: &mut Table) {
+    let columns = table.column_count();
+    let table_width = table.width().unwrap_or_else(width);
+    // A column's width holds its content and one space of padding each side.
+    let available = usize::from(table_width).saturating_sub(columns + 1);
+    let share = available / columns.max(1);
+    let mut longest = vec![0usize; columns];
+    let header = table.header().into_iter();
+    for row in header.chain(table.row_iter()) {
+        for (i, cell) in row.cell_iter().enumerate() {
+            let word = cell
+                .content()
+                .split_whitespace()
+                .map(|w| console::measure_text_width(w) + 2)
+                .max()
+                .unwrap_or(0);
+            if let Some(w) = longest.get_mut(i) {
+                *w = (*w).max(word);
+            }
+        }
+    }
+    // Each column its longest word, up to an even share; what the others leave
+    // goes to the columns whose words are longer, the shortest needs first.
+    let mut bounds: Vec<usize> = longest.iter().map(|w| (*w).min(share)).collect();
+    let mut spare = available.saturating_sub(bounds.iter().sum());
+    let mut needy: Vec<usize> = (0..columns).filter(|&i| longest[i] > bounds[i]).collect();
+    needy.sort_by_key(|&i| longest[i]);
+    for i in needy {
+        let extra = (longest[i] - bounds[i]).min(spare);
+        bounds[i] += extra;
+        spare -= extra;
+    }
+    for (i, bound) in bounds.into_iter().enumerate() {
+        if let Some(column) = table.column_mut(i)
+            && column.constraint().is_none()
+            && let Ok(bound) = u16::try_from(bound)
+        {
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(bound)));
+        }
+    }
+}
+
 /// Gives column `index` at least `percent` of the table's width.
 pub fn at_least(table: &mut Table, index: usize, percent: u16) {
     if let Some(column) = table.column_mut(index) {
@@ -66,19 +103,42 @@ pub fn wrap(text: &str, indent: usize) -> String {
     let mut out = Vec::new();
     for paragraph in text.split('\n') {
         let mut line = String::new();
-        for word in paragraph.split_whitespace() {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        for word in words(paragraph) {
+            if !line.is_empty()
+                && console::measure_text_width(&line) + 1 + console::measure_text_width(&word)
+                    > width
+            {
                 out.push(format!("{pad}{line}"));
                 line.clear();
             }
             if !line.is_empty() {
                 line.push(' ');
             }
-            line.push_str(word);
+            line.push_str(&word);
         }
         out.push(format!("{pad}{line}"));
     }
     out.join("\n")
+}
+
+/// The words of `text`, an inline code span (`just hint 1`) counting as one: a
+/// line may break between words, never inside one or inside a span.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in text.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
+        }
+    }
+    out
 }
 
 /// `label` then `text`, wrapped so that the lines after the first start under the
@@ -224,6 +284,57 @@ impl Spinner {
     }
 }
 
+/// The terminal's settings before [`KeyMode::enter`], to put back at the end
+/// (also on Ctrl-C: see `main`).
+static SAVED_TERMINAL: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// The terminal in key-at-a-time mode (`stty -icanon -echo`: a key arrives when
+/// pressed, without Enter, and is not echoed; output and Ctrl-C are unchanged)
+/// until dropped.
+pub struct KeyMode(());
+
+impl KeyMode {
+    /// `None` when stdin is no terminal (a pipe: keys come a line at a time).
+    pub fn enter() -> Option<Self> {
+        use std::io::IsTerminal;
+        if !std::io::stdin().is_terminal() {
+            return None;
+        }
+        let saved = stty(&["-g"])?;
+        stty(&["-icanon", "-echo", "min", "1"])?;
+        if let Ok(mut slot) = SAVED_TERMINAL.lock() {
+            *slot = Some(saved.trim().to_owned());
+        }
+        Some(Self(()))
+    }
+}
+
+impl Drop for KeyMode {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Puts back the terminal's settings, if [`KeyMode`] changed them.
+pub fn restore_terminal() {
+    let saved = SAVED_TERMINAL.lock().ok().and_then(|mut slot| slot.take());
+    if let Some(saved) = saved {
+        let _ = stty(&[saved.as_str()]);
+    }
+}
+
+fn stty(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("stty")
+        .args(args)
+        .stdin(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// A prompt's result; the cursor it hid is shown again whatever happened, and
 /// Ctrl-C is an interruption, not an error.
 fn answered<T>(result: dialoguer::Result<T>) -> Result<T, Error> {
@@ -240,7 +351,7 @@ fn answered<T>(result: dialoguer::Result<T>) -> Result<T, Error> {
 
 /// Asks a yes/no question (default no); refuses without a terminal.
 pub fn confirm(question: &str, what: &str) -> Result<bool, Error> {
-    if !can_ask() {
+    if !crate::environment::can_ask() {
         return Err(Error::NeedsConfirmation {
             what: what.to_owned(),
         });
@@ -279,6 +390,47 @@ pub fn line(prompt: &str) -> Result<Option<String>, Error> {
 #[cfg(test)]
 mod tests {
     use super::list_in;
+
+    #[test]
+    fn a_table_never_breaks_a_word() {
+        let mut table = super::table(["stage", "pair", "runs", "failures", "first one"]);
+        table.set_width(100);
+        let long = "a_slow_request_does_not_starve_requests_for_other_keys";
+        table.add_row([
+            "5".to_owned(),
+            format!("stage5-wrong-unbounded-lock-wait is caught by {long}"),
+            "2".to_owned(),
+            "0".to_owned(),
+            "some words that may wrap anywhere between them".to_owned(),
+        ]);
+        super::keep_words(&mut table);
+        let text = table.to_string();
+        assert!(text.contains(long), "{text}");
+        assert!(
+            text.lines().all(|l| console::measure_text_width(l) <= 100),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn wrapping_never_breaks_an_inline_code_span() {
+        let text = "Fix what the compiler says, then run `cargo workbook stage 3` again. \
+                    Stuck? `cargo workbook hint 3`.";
+        for indent in 0..30 {
+            let wrapped = super::wrap(text, indent);
+            for line in wrapped.lines() {
+                assert_eq!(
+                    line.matches('`').count() % 2,
+                    0,
+                    "a span broken at indent {indent}:\n{wrapped}"
+                );
+            }
+        }
+        assert_eq!(
+            super::words("run `just hint 1` now"),
+            ["run", "`just hint 1`", "now"]
+        );
+    }
 
     #[test]
     fn a_hanging_label_keeps_every_line_within_the_width() {

@@ -66,6 +66,7 @@ fn with_env(command: &mut Command, root: &Path, state: &Path) {
         )
         .env_remove("WORKBOOK_STAGES")
         .env_remove("WORKBOOK_OBSERVATIONS")
+        .env_remove("WORKBOOK_STARTED_BY")
         .env_remove("CI")
         // Like any `cargo test`, the runner's own tests leave no container running.
         .env("WORKBOOK_KEEP_CONTAINER", "0")
@@ -129,8 +130,8 @@ fn a_passing_stage_is_marked_done_and_names_the_next_stage() {
     assert!(ran.says("Stage 1 of 4 · A stage that passes"), "{ran}");
     assert!(ran.says("✔ All 2 tests pass"), "{ran}");
     assert!(
-        ran.says("fx.one_request"),
-        "the recorded scenario is shown: {ran}"
+        ran.says("How many payments does one request make?"),
+        "the recorded scenario is shown, named by the question it answers: {ran}"
     );
     assert!(ran.says("payments created: 1"), "{ran}");
     assert!(ran.says("Stage 1 is done."), "{ran}");
@@ -163,7 +164,12 @@ fn a_failing_stage_shows_the_messages_the_figures_and_the_deadlock_hint() {
     assert!(!ran.says("panicked at"), "libtest's noise is not: {ran}");
     assert!(!ran.says("RUST_BACKTRACE"), "{ran}");
     assert!(ran.says("deadlock?"), "{ran}");
-    assert!(ran.says("`just hint 2`"), "{ran}");
+    assert!(
+        ran.says("15 calls waited for a pool connection"),
+        "the hint names what the harness reported: {ran}"
+    );
+    assert!(ran.says("`cargo workbook hint 2`"), "{ran}");
+    assert!(!ran.says("`just "), "just did not start it: {ran}");
     assert!(ran.says("payments created: 20"), "{ran}");
     assert!(
         ran.says("✘ wrong"),
@@ -414,10 +420,21 @@ fn hints_come_one_at_a_time_and_the_position_is_remembered() {
         "{third}"
     );
     assert!(third.says("1. Pay once per key."), "{third}");
+    assert!(
+        second.says("`cargo workbook solution 2` shows the model answer"),
+        "{second}"
+    );
     let other = run(workbook(&root, &state).args(["hint", "1"]));
     assert!(
         other.says("Hint 1 of 2 for stage 1"),
         "each stage counts apart: {other}"
+    );
+    let through_just = run(workbook(&root, &state)
+        .env("WORKBOOK_STARTED_BY", "just")
+        .args(["hint", "1"]));
+    assert!(
+        through_just.says("`just solution 1` shows the model answer"),
+        "just started it, so its commands are just's: {through_just}"
     );
 }
 
@@ -591,6 +608,66 @@ fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
 }
 
 #[test]
+fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
+    let root = copy_of("workbook", "watch-keys");
+    let state = root.join(".workbook");
+    let mut child = workbook(&root, &state)
+        .args(["watch", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the runner starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let wait_for = |needle: &str, seen: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !seen.iter().any(|l| l.contains(needle)) {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no {needle:?} within 120 s:\n{}", seen.join("\n")),
+            }
+        }
+    };
+    wait_for("n: on to stage 2", &mut seen);
+    assert!(
+        seen.iter()
+            .any(|l| l.starts_with("Progress █░░░ 1 of 4 stages done")),
+        "the progress bar: {}",
+        seen.join("\n")
+    );
+    stdin.write_all(b"h\n").expect("h is sent");
+    wait_for("Hint 1 of 2 for stage 1", &mut seen);
+    stdin.write_all(b"n\n").expect("n is sent");
+    wait_for("Stage 2 of 4", &mut seen);
+    wait_for("n: the next stage, once this one passes", &mut seen);
+    stdin.write_all(b"q\n").expect("q is sent");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert!(out.status.success());
+    let all = seen.join("\n");
+    assert_eq!(
+        all.matches("Stage 1 of 4").count(),
+        1,
+        "h shows a hint without a rerun: {all}"
+    );
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(
+        progress["stages"]["1"]["runs"], 1,
+        "one run, counted once: {progress}"
+    );
+    assert_eq!(progress["stages"]["2"]["runs"], 1, "{progress}");
+}
+
+#[test]
 fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
@@ -665,6 +742,53 @@ fn doctor_says_which_server_and_starts_it() {
         "{ran}"
     );
     assert!(ran.says("max_connections = "), "{ran}");
+}
+
+#[test]
+fn runs_at_once_each_count_in_progress() {
+    let state = scratch("at-once");
+    let root = fixture("workbook");
+    // Built once first, so that the three runs overlap in their tests, not in cargo.
+    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    let children: Vec<Child> = (0..3)
+        .map(|_| {
+            workbook(&root, &state)
+                .args(["stage", "1"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("the runner starts")
+        })
+        .collect();
+    for child in children {
+        let out = wait_bounded(child, Duration::from_secs(120));
+        assert!(out.status.success(), "{out:?}");
+    }
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(
+        progress["stages"]["1"]["runs"], 4,
+        "1 run, then 3 at once: {progress}"
+    );
+    let runs = std::fs::read_dir(state.join("runs"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(runs, 0, "no run leaves its observations file behind");
+}
+
+#[test]
+fn unreadable_state_is_named_with_the_way_out_before_the_tests_run() {
+    let state = scratch("unreadable");
+    std::fs::create_dir_all(&state).expect("the state directory is created");
+    std::fs::write(state.join("progress.json"), b"\xff\xfe not UTF-8").expect("written");
+    let ran = stage(&fixture("workbook"), &state, &["1"]);
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr
+            .contains("progress.json cannot be read (not UTF-8"),
+        "{ran}"
+    );
+    assert!(ran.stderr.contains("delete it to start afresh"), "{ran}");
+    assert!(!ran.says("Tests"), "nothing ran: {ran}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
--- Stage 1: write the two tables here, then run `just stage 1`.
+-- Stage 1: write the two tables here, then run `cargo workbook stage 1`.
 --
 -- 1. `payments`: one row per payment really made.
---      id        a BIGINT the database generates (an identity column), the primary key
+--      id        BIGINT GENERATED ALWAYS AS IDENTITY, the primary key: the database
+--                picks every id, and an INSERT cannot choose one (BY DEFAULT would let it)
 --      order_id  BIGINT, required
 --      amount    INT (cents), required
 --
@@ -12,4 +13,4 @@
 --      response    JSONB, may be NULL for the same reason
 --      created_at  TIMESTAMPTZ, required, defaults to now()
 --
--- Stuck? `just hint 1` shows one hint at a time.
+-- Stuck? `cargo workbook hint 1` shows one hint at a time.

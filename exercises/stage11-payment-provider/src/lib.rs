@@ -9,7 +9,7 @@
 //! `create_payment` and the phases after the reservation are written for you in
 //! `payment.rs`. Write `derived_key` (the provider's idempotency key) and
 //! `reserve` (a new key, or the takeover of a key whose request died); run
-//! `just stage 11`, and `just hint 11` when stuck.
+//! `cargo workbook stage 11`, and `cargo workbook hint 11` when stuck.
 
 mod payment;
 

@@ -1,6 +1,6 @@
 //! What the layer does with one request. The routes have no idempotency code of
 //! their own: without the layer, 20 requests with one key pay 20 times. Write the
-//! steps below in `idempotent` (`just hint 12` when stuck):
+//! steps below in `idempotent` (`cargo workbook hint 12` when stuck):
 //!
 //! 1. read the body (`axum::body::to_bytes`, at most `config.max_body_bytes`),
 //!    and let stage 8's `admit` find the client and the key (it answers the 401
@@ -37,7 +37,7 @@ pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Re
 
 /// One request through the layer: the steps 1 to 6 above.
 pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Response {
-    todo!("stage 12: the layer's steps, 1 to 6 at the top of this file (`just hint 12`)")
+    todo!("stage 12: the layer's steps, 1 to 6 at the top of this file (`cargo workbook hint 12`)")
 }
 
 /// SHA-256 (hex) of what makes two requests the same request: the method, the

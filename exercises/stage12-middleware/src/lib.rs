@@ -1,9 +1,9 @@
 //! Stage 12: the middleware, and its limits.
 //!
 //! Write the layer's handling of one request in `idempotency.rs`; run
-//! `just stage 12`, and `just hint 12` when stuck. The tower plumbing (`layer.rs`)
-//! and the two routes (`routes.rs`) are given: they are the model answer's own
-//! files, and hold no part of the answer.
+//! `cargo workbook stage 12`, and `cargo workbook hint 12` when stuck. The tower
+//! plumbing (`layer.rs`) and the two routes (`routes.rs`) are given: they are the
+//! model answer's own files, and hold no part of the answer.
 
 #[path = "../../../solutions/stage12-middleware/src/layer.rs"]
 mod layer;

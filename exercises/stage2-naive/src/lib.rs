@@ -2,7 +2,7 @@
 //! the way most code first does it, and let the tests show what 20 concurrent
 //! requests with one key do to it.
 //!
-//! Run `just stage 2`; `just hint 2` when stuck.
+//! Run `cargo workbook stage 2`; `cargo workbook hint 2` when stuck.
 
 // The imports and arguments are what you will need; these allows go once you use them.
 #![allow(unused_imports, unused_variables)]
@@ -30,6 +30,6 @@ pub async fn create_payment(
     window: &RaceWindow,
 ) -> Result<Reply, PaymentError> {
     todo!(
-        "stage 2: write create_payment as check-then-write (see the comment above, or `just hint 2`)"
+        "stage 2: write create_payment as check-then-write (see the comment above, or `cargo workbook hint 2`)"
     )
 }

@@ -1,7 +1,8 @@
 //! Stage 3: the unique key in the same transaction.
 //!
 //! Write `create_payment` so that 20 concurrent requests with one key make one
-//! payment and all get the same 201. Run `just stage 3`; `just hint 3` when stuck.
+//! payment and all get the same 201. Run `cargo workbook stage 3`; `cargo workbook hint 3`
+//! when stuck.
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports, unused_variables)]
@@ -24,6 +25,6 @@ use sqlx::{Acquire, PgConnection, PgPool};
 /// connection do you read the stored answer?
 pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Reply, PaymentError> {
     todo!(
-        "stage 3: reserve the key and pay in one transaction (see the comment above, or `just hint 3`)"
+        "stage 3: reserve the key and pay in one transaction (see the comment above, or `cargo workbook hint 3`)"
     )
 }

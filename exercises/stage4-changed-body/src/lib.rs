@@ -7,7 +7,7 @@
 //! 2. compare: a used key whose stored `body_hash` differs is answered with
 //!    `Reply::key_reused()` (422), and pays nothing.
 //!
-//! Run `just stage 4`; `just hint 4` when stuck.
+//! Run `cargo workbook stage 4`; `cargo workbook hint 4` when stuck.
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports, unused_variables)]
@@ -24,7 +24,7 @@ use sqlx::{Acquire, PgConnection, PgPool};
 /// `InvalidBody::NotAPayment`), write it back with sorted keys and no spacing, and
 /// hash that (`hex(&Sha256::digest(text.as_bytes()))`).
 pub fn request_hash(body: &str) -> Result<String, InvalidBody> {
-    todo!("stage 4: hash a normalised body (see the comment above, or `just hint 4`)")
+    todo!("stage 4: hash a normalised body (see the comment above, or `cargo workbook hint 4`)")
 }
 
 /// Creates the payment for `body` once per `key`. (Stage 3's answer: make it

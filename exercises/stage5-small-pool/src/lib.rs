@@ -1,13 +1,13 @@
 //! Stage 5: the pool smaller than the burst.
 //!
-//! `create_payment` below works with a pool of 20 connections and 20 requests,
-//! and hangs with a pool of 5 or 10 until sqlx gives up waiting for a connection.
-//! Run `just stage 5` and read what the tests saw; then make it:
+//! `create_payment` below works with a pool of 20 connections and 20 requests.
+//! Run `cargo workbook stage 5` and read what the tests saw with a pool of 5 or 10;
+//! then make it:
 //! 1. never ask the pool for a second connection while it holds one;
 //! 2. wait only a bounded time for a request in flight with the same key, and
 //!    answer `Reply::in_flight()` (409) past it, giving its connection back.
 //!
-//! `just hint 5` when stuck.
+//! `cargo workbook hint 5` when stuck.
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports)]

@@ -42,7 +42,9 @@ impl IdempotencyKey {
     /// `KeyProblem::Empty`, one longer than `MAX_KEY_LENGTH` characters with
     /// `KeyProblem::TooLong(n)`, anything else with `KeyProblem::Malformed(why)`.
     pub fn parse(text: &str) -> Result<Self, KeyProblem> {
-        todo!("stage 6: parse the Idempotency-Key (see the comment above, or `just hint 6`)")
+        todo!(
+            "stage 6: parse the Idempotency-Key (see the comment above, or `cargo workbook hint 6`)"
+        )
     }
 
     pub fn as_str(&self) -> &str {

@@ -1,7 +1,7 @@
 //! Stage 6: `POST /payments` over HTTP, on top of stage 5's `create_payment`.
 //!
 //! Write the handler below and `IdempotencyKey::parse` in `key.rs`; run
-//! `just stage 6`, and `just hint 6` when stuck.
+//! `cargo workbook stage 6`, and `cargo workbook hint 6` when stuck.
 //!
 //! The route requires an `Idempotency-Key`: a route that pays must not let a client
 //! forget it and find out only when a retry charges twice. Every refusal is an RFC
@@ -89,7 +89,7 @@ async fn refusals_as_problems(response: Response) -> Response {
 /// `PaymentError::InvalidBody`, or `Reply::internal_error()` for any other error. Answer every
 /// `Reply` with `respond(..)`.
 async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> Response {
-    todo!("stage 6: write the handler (see the comment above, or `just hint 6`)")
+    todo!("stage 6: write the handler (see the comment above, or `cargo workbook hint 6`)")
 }
 
 /// The reply as an HTTP response: refusals as `application/problem+json`.

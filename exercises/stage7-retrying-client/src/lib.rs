@@ -1,4 +1,5 @@
-//! Stage 7: the client (write `pay`; `just stage 7`, and `just hint 7` when stuck).
+//! Stage 7: the client (write `pay`; `cargo workbook stage 7`, and `cargo workbook hint 7`
+//! when stuck).
 //! One key per payment, made before the first try; every
 //! retry sends the same key, so however many times the request reaches the
 //! server, it pays once, and the client ends with the answer of the one payment.
@@ -86,7 +87,9 @@ impl PaymentsClient {
     ///   started, do not wait: give up.
     /// - After the last try, `PayError::GaveUp` with the number of tries made.
     pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
-        todo!("stage 7: write the retrying client (see the comment above, or `just hint 7`)")
+        todo!(
+            "stage 7: write the retrying client (see the comment above, or `cargo workbook hint 7`)"
+        )
     }
 
     /// `first_delay × 2^(attempt-1)`, times a random factor in [0.5, 1.5): clients

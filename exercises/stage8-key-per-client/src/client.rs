@@ -71,7 +71,7 @@ pub fn token_hash(token: &str) -> String {
 /// is `Unauthenticated::UnknownToken`.
 pub async fn authenticate(pool: &PgPool, headers: &HeaderMap) -> Result<ClientId, AuthError> {
     todo!(
-        "stage 8: find the client from its bearer token (see the comment above, or `just hint 8`)"
+        "stage 8: find the client from its bearer token (see the comment above, or `cargo workbook hint 8`)"
     )
 }
 // ANCHOR_END: authenticate

@@ -9,7 +9,8 @@
 //!
 //! Write `authenticate` in `client.rs`, `create_payment` and `attempt_once` in
 //! `payment.rs`, and the primary key in `migrations/0001_clients.sql`; run
-//! `just stage 8`, and `just hint 8` when stuck. The route below is given.
+//! `cargo workbook stage 8`, and `cargo workbook hint 8` when stuck. The route below is
+//! given.
 
 mod client;
 mod payment;

@@ -49,7 +49,7 @@ pub async fn create_payment(
     let hash = request_hash(body)?;
     todo!(
         "stage 8: call attempt_once, again while it fails with a serialization failure, \
-         at most config.attempts times in all (`just hint 8`)"
+         at most config.attempts times in all (`cargo workbook hint 8`)"
     )
 }
 

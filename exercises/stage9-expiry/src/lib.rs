@@ -5,11 +5,13 @@
 //! payment, whether the reaper has deleted the old row yet or not. The reaper
 //! deletes expired keys in bounded batches of short transactions, passes over any
 //! key whose request is in flight (`FOR UPDATE SKIP LOCKED`), and runs both as a
-//! background task of the server and as a one-shot command (`just reap`).
+//! background task of the server and as a one-shot command
+//! (`cargo run -p stage9-expiry-solution --bin reap`).
 //!
 //! Write the index in `migrations/0002_created_at_index.sql`, the reservation in
 //! `payment.rs` (`attempt_once`) and one batch of the reaper in `reaper.rs`
-//! (`reap_one_batch`); run `just stage 9`, and `just hint 9` when stuck.
+//! (`reap_one_batch`); run `cargo workbook stage 9`, and `cargo workbook hint 9` when
+//! stuck.
 
 mod payment;
 mod reaper;
@@ -82,7 +84,7 @@ struct App {
 }
 
 /// The payments API: one route, `POST /payments`. The reaper is not part of it:
-/// start it with [`spawn_reaper`] beside the server (or run `just reap` from cron).
+/// start it with [`spawn_reaper`] beside the server (or run the `reap` binary from cron).
 pub fn router_with(pool: PgPool, config: Config) -> Router {
     Router::new()
         .route("/payments", post(create))

@@ -95,6 +95,6 @@ async fn reserve(
     // One statement: INSERT INTO idempotency_keys AS k ... ON CONFLICT (client_id,
     // key) DO UPDATE SET ... WHERE <k is older than the window>. Bind the window as
     // text, `config.retention_interval()`, and cast it in SQL: `$4::interval`.
-    todo!("stage 9: reserve the key, taking over an expired one (`just hint 9`)")
+    todo!("stage 9: reserve the key, taking over an expired one (`cargo workbook hint 9`)")
 }
 // ANCHOR_END: reserve

@@ -47,7 +47,7 @@ async fn reap_one_batch(pool: &PgPool, config: &Config) -> Result<u64, sqlx::Err
     // keys with `created_at < now() - $1::interval` (bind
     // `config.retention_interval()`), oldest first, locked with
     // `FOR UPDATE SKIP LOCKED`, and delete them. Return how many were deleted.
-    todo!("stage 9: delete one batch of expired keys (`just hint 9`)")
+    todo!("stage 9: delete one batch of expired keys (`cargo workbook hint 9`)")
 }
 // ANCHOR_END: reap
 

@@ -87,7 +87,7 @@ impl fmt::Display for NoServer {
              3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
                 macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
                 found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
-             Run `just doctor` to see what this machine has."
+             Run `cargo workbook doctor` to see what this machine has."
         )
     }
 }
@@ -110,8 +110,9 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
                     "the harness panicked while starting PostgreSQL",
                 ))
             });
-            if let Ok(backend) = &found {
-                announce(&format!("harness: {}", backend.description));
+            match &found {
+                Ok(backend) => announce(&format!("harness: {}", backend.description)),
+                Err(_) => crate::report(&crate::Condition::NoServer),
             }
             found
         })
@@ -119,8 +120,12 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
 }
 
 /// Prints outside libtest's output capture, so that it shows once per process.
+/// The runner shows it too (as a [`crate::Condition::Note`]).
 pub(crate) fn announce(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
+    crate::report(&crate::Condition::Note {
+        text: line.to_owned(),
+    });
 }
 
 fn find() -> Result<Backend, NoServer> {

@@ -53,10 +53,16 @@ where
 pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output = T>) -> T {
     match tokio::time::timeout(bound, future).await {
         Ok(value) => value,
-        Err(_) => panic!(
-            "{what} did not finish within {:.1} s: something waits forever (a lock, or a pool with no free connection)",
-            bound.as_secs_f64()
-        ),
+        Err(_) => {
+            crate::report(&crate::Condition::BoundExceeded {
+                what: what.to_owned(),
+                seconds: bound.as_secs_f64(),
+            });
+            panic!(
+                "{what} did not finish within {:.1} s: something waits forever (a lock, or a pool with no free connection)",
+                bound.as_secs_f64()
+            )
+        }
     }
 }
 
@@ -122,12 +128,17 @@ impl Outcome {
             .flatten()
             .map(|reply| reply.body.to_string())
             .collect();
-        Self {
+        let outcome = Self {
             requests: results.len(),
             payments,
             replies,
             distinct_bodies: bodies.len(),
+        };
+        let calls = outcome.count(ReplyKind::PoolTimedOut);
+        if calls > 0 {
+            crate::report(&crate::Condition::PoolTimedOut { calls });
         }
+        outcome
     }
 
     /// How many calls ended as `kind`.

@@ -13,10 +13,10 @@
 //!   supervisor process, as the local backend's server is (see `local.rs`). One
 //!   whose owner died anyway (killed while it was being created) is swept away by
 //!   the next test process that starts a container.
-//! - With `WORKBOOK_KEEP_CONTAINER=1` (the runner sets it for `just stage N` outside
+//! - With `WORKBOOK_KEEP_CONTAINER=1` (the runner sets it for `cargo workbook stage N` outside
 //!   CI) the harness uses ONE named container, `idempotency-workbook-pg`, and leaves
 //!   it running for the next run: a few milliseconds instead of a container start.
-//!   `just db-stop` removes it.
+//!   `cargo workbook db-stop` removes it.
 //!
 //! testcontainers' own clean-up (the `Drop` of `ContainerAsync`) needs the async
 //! runtime that started the container, which is gone long before the process
@@ -114,7 +114,7 @@ pub fn image() -> String {
 static KEEP: AtomicBool = AtomicBool::new(false);
 
 /// Makes this process use the kept container, as `WORKBOOK_KEEP_CONTAINER=1` does
-/// for a test process: `just doctor` starts the server the way `just stage N` will.
+/// for a test process: `cargo workbook doctor` starts the server the way `cargo workbook stage N` will.
 pub fn keep_container() {
     KEEP.store(true, Ordering::Relaxed);
 }
@@ -347,7 +347,7 @@ async fn start_kept(engine: &Engine, image: &str, access: Access) -> Result<Runn
             Ok(port) => {
                 announce(&format!(
                     "harness: started container {KEPT_CONTAINER}; it stays for the next runs \
-                     (`just db-stop` removes it)"
+                     (`cargo workbook db-stop` removes it)"
                 ));
                 return Ok(Running {
                     name: KEPT_CONTAINER.to_owned(),
@@ -375,7 +375,7 @@ fn published_port(info: &serde_json::Value) -> Option<u16> {
         .find_map(|binding| binding["HostPort"].as_str()?.parse().ok())
 }
 
-/// The kept container, as `just doctor` shows it: `None` when there is none.
+/// The kept container, as `cargo workbook doctor` shows it: `None` when there is none.
 pub fn kept_container(engine: &Engine) -> Result<Option<String>, String> {
     let Some(info) = engine.inspect(KEPT_CONTAINER)? else {
         return Ok(None);
@@ -391,7 +391,7 @@ pub fn kept_container(engine: &Engine) -> Result<Option<String>, String> {
     }))
 }
 
-/// Removes the kept container (`just db-stop`); false when there was none.
+/// Removes the kept container (`cargo workbook db-stop`); false when there was none.
 pub fn remove_kept_container(engine: &Engine) -> Result<bool, String> {
     let existed = engine.inspect(KEPT_CONTAINER)?.is_some();
     engine.remove(KEPT_CONTAINER)?;

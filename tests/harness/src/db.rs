@@ -57,11 +57,6 @@ impl PoolSize {
 /// How long a warm pool's logins may take in all, before the test begins.
 pub const WARM_UP_BOUND: Duration = Duration::from_secs(30);
 
-/// How every failure of the harness's own set-up begins (no server, a database
-/// that cannot be created, sessions that cannot log in): the test did not get as
-/// far as the code under test, so what failed is not the learner's code.
-pub const SET_UP_FAILURE: &str = "harness: ";
-
 /// A database of its own for one test, dropped when this value is dropped.
 pub struct TestDb {
     name: String,
@@ -189,18 +184,26 @@ impl TestDb {
         for task in opening {
             match task.await {
                 Ok(Ok(conn)) => held.push(conn),
-                Ok(Err(sqlx::Error::PoolTimedOut)) => panic!(
-                    "{SET_UP_FAILURE}the server let only {} of {} connections log in within {} s \
-                     (before the test began: not a fault of the code under test)",
-                    held.len(),
-                    size.max_connections,
-                    WARM_UP_BOUND.as_secs()
-                ),
-                Ok(Err(e)) => panic!(
-                    "{SET_UP_FAILURE}could not open {} connections: {e}",
-                    size.max_connections
-                ),
-                Err(e) => panic!("{SET_UP_FAILURE}opening a connection failed: {e}"),
+                Ok(Err(e)) => {
+                    crate::report(&crate::Condition::ConnectionsNotOpened {
+                        connections: size.max_connections,
+                        error: e.to_string(),
+                    });
+                    match e {
+                        sqlx::Error::PoolTimedOut => panic!(
+                            "harness: the server let only {} of {} connections log in within \
+                             {} s (before the test began: not a fault of the code under test)",
+                            held.len(),
+                            size.max_connections,
+                            WARM_UP_BOUND.as_secs()
+                        ),
+                        e => panic!(
+                            "harness: could not open {} connections: {e}",
+                            size.max_connections
+                        ),
+                    }
+                }
+                Err(e) => panic!("harness: opening a connection failed: {e}"),
             }
         }
         drop(held);
@@ -323,6 +326,7 @@ impl TestDb {
             results = &mut burst => (results, None),
             () = tokio::time::sleep(look_after) => {
                 let state = self.describe(pool).await;
+                crate::report(&crate::Condition::PoolState { state: state.clone() });
                 (burst.await, Some(state))
             }
         }
@@ -512,11 +516,11 @@ fn create_failed(what: &str, admin: &PgConnectOptions, e: &sqlx::Error) -> Strin
         .is_some_and(|code| code == "42501");
     if denied {
         format!(
-            "{SET_UP_FAILURE}could not create {what}: {}",
+            "harness: could not create {what}: {}",
             without_createdb(admin.get_username())
         )
     } else {
-        format!("{SET_UP_FAILURE}could not create {what}: {e}")
+        format!("harness: could not create {what}: {e}")
     }
 }
 

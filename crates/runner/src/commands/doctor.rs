@@ -5,9 +5,13 @@ use std::process::Command;
 
 use sqlx::{Connection, Row};
 
+use crate::environment::{Launcher, command};
 use crate::error::Error;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+
+/// The just the workbook is tested with (the justfile's syntax needs it or newer).
+const JUST_VERSION: &str = "1.59.0";
 
 /// The biggest burst a stage fires, plus the test's own connections.
 const CONNECTIONS_PER_TEST: u32 = 22;
@@ -18,7 +22,7 @@ fn line(mark: String, text: &str) {
 }
 
 fn ok(text: &str) {
-    line(ui::good("✔"), text);
+    line(ui::good(ui::PASS), text);
 }
 
 fn info(text: &str) {
@@ -26,7 +30,7 @@ fn info(text: &str) {
 }
 
 fn missing(text: &str, fix: &str) {
-    line(ui::bad("✘"), text);
+    line(ui::bad(ui::FAIL), text);
     println!("{}", ui::wrap(&format!("fix: {fix}"), 4));
 }
 
@@ -136,8 +140,8 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     ui::heading("Starting it, as the tests would");
     let mut spinner = Spinner::new();
     spinner.phase("Starting PostgreSQL");
-    // Outside CI, `just stage N` keeps its container between runs: so does this.
-    if ui::keep_container() {
+    // Outside CI, `stage N` keeps its container between runs: so does this.
+    if crate::environment::container_is_kept() {
         harness::keep_container();
     }
     let backend = harness::backend();
@@ -145,7 +149,7 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     let backend = match backend {
         Ok(b) => b,
         Err(no_server) => {
-            println!("{} {no_server}", ui::bad("✘"));
+            println!("{} {no_server}", ui::bad(ui::FAIL));
             tools();
             return Ok(false);
         }
@@ -168,18 +172,25 @@ fn container_details(engine: &harness::Engine) {
         Ok(true) => ok(&format!("   Image {image} ({chosen}) is here.")),
         Ok(false) => info(&format!(
             "   Image {image} ({chosen}) is not here yet: the first run pulls it. Without a \
-             registry, `just docker-image` builds workbook-postgres:15 from Debian packages; \
-             WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it."
+             registry, {} builds workbook-postgres:15 from Debian packages; \
+             WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it.",
+            match Launcher::current() {
+                Launcher::Just => "`just docker-image`",
+                Launcher::Cargo => "`docker/build-image.sh`",
+            }
         )),
         Err(why) => missing(&format!("   Image {image}: {why}"), "check the engine"),
     }
     match harness::kept_container(engine) {
         Ok(Some(kept)) => ok(&format!(
-            "   Kept container: {kept}; `just stage N` reuses it, `just db-stop` removes it."
+            "   Kept container: {kept}; {} reuses it, {} removes it.",
+            command("stage N"),
+            command("db-stop")
         )),
         Ok(None) => info(&format!(
-            "   No kept container: the next `just stage N` starts {} and keeps it between runs \
+            "   No kept container: the next {} starts {} and keeps it between runs \
              (plain `cargo test` and CI use throwaway containers).",
+            command("stage N"),
             harness::KEPT_CONTAINER
         )),
         Err(why) => missing(&format!("   Kept container: {why}"), "check the engine"),
@@ -197,12 +208,13 @@ pub fn db_stop() -> Result<bool, Error> {
     };
     match harness::remove_kept_container(&engine) {
         Ok(true) => println!(
-            "Removed {} ({engine}). The next `just stage N` starts a new one.",
-            harness::KEPT_CONTAINER
+            "Removed {} ({engine}). The next {} starts a new one.",
+            harness::KEPT_CONTAINER,
+            command("stage N")
         ),
         Ok(false) => println!("No {} to remove ({engine}).", harness::KEPT_CONTAINER),
         Err(why) => {
-            println!("{} {why}", ui::bad("✘"));
+            println!("{} {why}", ui::bad(ui::FAIL));
             return Ok(false);
         }
     }
@@ -270,14 +282,17 @@ fn headroom(backend: &harness::Backend) -> Result<(), Error> {
 fn tools() {
     ui::heading("Tools");
     match version("git", &["--version"]) {
-        Some(v) => ok(&format!("{v} (`just reset N` uses it)")),
+        Some(v) => ok(&format!("{v} ({} uses it)", command("reset N"))),
         None => missing("git is not on PATH", "install git (`apt-get install git`)"),
     }
+    // Optional: every command also runs as `cargo workbook ...`.
     match version("just", &["--version"]) {
-        Some(v) => ok(&v),
-        None => missing(
-            "just is not on PATH",
-            "`cargo install just`, or use the cargo alias instead: `cargo workbook stage 1`",
+        Some(v) => ok(&format!(
+            "{v} (optional: `just stage 1` = `cargo workbook stage 1`)"
+        )),
+        None => not_needed(
+            "just is not installed (optional: every command runs as `cargo workbook ...`)",
+            &format!("`cargo install --locked just@{JUST_VERSION}`"),
         ),
     }
 }

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
-use crate::run::{PackageRun, RunState, run_built};
+use crate::render;
+use crate::run::{RunState, run_built};
 use crate::stages::Stage;
 use crate::state::State;
 use crate::ui::{self, Spinner};
@@ -121,7 +122,7 @@ fn repeat(
             .collect(),
     };
     for i in 1..=options.runs {
-        let file = state.observations_file("flaky")?;
+        let file = state.run_file("flaky")?;
         let run = run_built(
             build.clone(),
             format!(
@@ -129,23 +130,26 @@ fn repeat(
                 subject.executable.target
             ),
             std::slice::from_ref(&subject.executable),
-            &file,
+            file.path(),
             options.timeout,
             spinner,
             &format!("stage {n}: {package}, run {i} of {}", options.runs),
         );
-        let _ = std::fs::remove_file(&file);
+        drop(file);
         let run = run?;
         match subject.catches {
             None => {
                 if run.state != RunState::Passed {
-                    mark(&mut pairs[0], failure(&run));
+                    mark(&mut pairs[0], render::run_outcome(&run));
                 }
             }
             Some(catches) => {
                 for (pair, test) in pairs.iter_mut().zip(catches) {
                     if !run.caught_by(test) {
-                        mark(pair, format!("`{test}` passed ({})", outcome(&run)));
+                        mark(
+                            pair,
+                            format!("`{test}` passed ({})", render::run_outcome(&run)),
+                        );
                     }
                 }
             }
@@ -156,11 +160,11 @@ fn repeat(
     }
     for pair in &pairs {
         let line = if pair.bad == 0 {
-            format!("{} stage {}: {}", ui::good("✔"), pair.stage, pair.what)
+            format!("{} stage {}: {}", render::mark(true), pair.stage, pair.what)
         } else {
             format!(
                 "{} stage {}: {}: {} of {} runs",
-                ui::bad("✘"),
+                render::mark(false),
                 pair.stage,
                 pair.what,
                 pair.bad,
@@ -187,28 +191,9 @@ fn mark(pair: &mut Pair, why: String) {
     pair.example.get_or_insert(why);
 }
 
-fn failure(run: &PackageRun) -> String {
-    match run.failed().next() {
-        Some(test) => format!("{}: {}", test.name, test.first_line()),
-        None => outcome(run),
-    }
-}
-
-fn outcome(run: &PackageRun) -> String {
-    match &run.state {
-        RunState::Passed => "every test passed".to_owned(),
-        RunState::Failed => format!("{} test(s) failed", run.failed().count()),
-        RunState::TimedOut(bound) => format!("stopped after {} s", bound.as_secs()),
-        RunState::Crashed(why) => why.lines().next().unwrap_or("crashed").to_owned(),
-        RunState::CompileError | RunState::NotBuilt(_) => "not built".to_owned(),
-        RunState::NoTests => "no tests".to_owned(),
-    }
-}
-
 fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {
     ui::heading(&format!("{runs} runs of each"));
     let mut table = ui::table(["stage", "pair", "runs", "failures / escapes", "first one"]);
-    ui::at_least(&mut table, 1, 40);
     for p in pairs {
         table.add_row([
             p.stage.to_string(),
@@ -218,7 +203,7 @@ fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {
             p.example.clone().unwrap_or_default(),
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     let bad: u32 = pairs.iter().map(|p| p.bad).sum();
     ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));
     // The plain closing line a log is read for.

@@ -12,13 +12,17 @@ pub mod watch;
 use std::path::{Path, PathBuf};
 
 use crate::cargo::Cargo;
+use crate::environment::command;
 use crate::error::Error;
+use crate::judgement::Judgement;
+use crate::render;
 use crate::state::State;
 use crate::ui;
 use crate::workbook::Workbook;
 
-/// `workbook hint N`: the next hint, one more each time.
-pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
+/// `workbook hint N`: the next hint, one more each time (`again`: how the
+/// learner asks for the next one).
+pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error> {
     let stage = wb.stage(number)?;
     let state = State::new(&wb.state_dir);
     let total = stage.hints.len();
@@ -26,7 +30,7 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         println!("Stage {number} has no hints.");
         return Ok(());
     }
-    let mut hints = state.hints(number)?;
+    let hints = state.hints(number)?;
     if hints.shown >= total {
         println!(
             "{}",
@@ -38,12 +42,18 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         for (i, text) in stage.hints.iter().enumerate() {
             println!("{}", ui::wrap(&format!("{}. {text}", i + 1), 2));
         }
-        ui::note(&format!("`just solution {number}` shows the model answer."));
+        ui::note(&ui::wrap(
+            &format!(
+                "{} shows the model answer.",
+                command(&format!("solution {number}"))
+            ),
+            0,
+        ));
         return Ok(());
     }
-    let index = hints.shown;
-    hints.shown += 1;
-    state.save_hints(number, &hints)?;
+    // Counted under the lock: two `hint` at once show two hints.
+    let hints = state.update_hints(number, |h| h.shown = (h.shown + 1).min(total))?;
+    let index = hints.shown - 1;
     println!(
         "{}",
         console::style(format!(
@@ -54,13 +64,19 @@ pub fn hint(wb: &Workbook, number: u32) -> Result<(), Error> {
         .bold()
     );
     println!("{}", ui::wrap(&stage.hints[index], 2));
-    if hints.shown < total {
-        ui::note(&format!("(`just hint {number}` again shows the next one.)"));
+    let note = if hints.shown < total {
+        let again = match again {
+            Some(key) => key.to_owned(),
+            None => format!("{} again", command(&format!("hint {number}"))),
+        };
+        format!("({again} shows the next one.)")
     } else {
-        ui::note(&format!(
-            "(That was the last hint. `just solution {number}` shows the model answer.)"
-        ));
-    }
+        format!(
+            "(That was the last hint. {} shows the model answer.)",
+            command(&format!("solution {number}"))
+        )
+    };
+    ui::note(&ui::wrap(&note, 0));
     Ok(())
 }
 
@@ -75,7 +91,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
         let entry = progress.stages.get(&stage.number);
         let done = entry.is_some_and(|e| e.done);
         let status = match entry {
-            Some(e) if e.done => "✔ done".to_owned(),
+            Some(e) if e.done => format!("{} done", ui::PASS),
             Some(e) if e.runs > 0 => format!(
                 "tried ({} run{})",
                 e.runs,
@@ -111,7 +127,7 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
             format!("{hints} of {}", stage.hints.len()),
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     if !judged.is_empty() {
         let mut table = ui::table(["stage", "question", "you said", "what happened", ""]);
         for (number, question, r) in judged {
@@ -120,19 +136,23 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
                 question,
                 r.answer,
                 r.observed,
-                if r.right { "✔ right" } else { "✘ wrong" }.to_owned(),
+                render::judgement(Judgement::kept(r.right)),
             ]);
         }
-        println!("{table}");
+        ui::print_table(table);
     }
     review_progress(wb, &state)?;
-    match next {
-        Some(stage) => println!(
-            "Next: stage {} · {}: `just stage {}`.",
-            stage.number, stage.title, stage.number
+    println!("{}", render::progress_bar(wb, &progress));
+    let line = match next {
+        Some(stage) => format!(
+            "Next: stage {} · {}: {}.",
+            stage.number,
+            stage.title,
+            command(&format!("stage {}", stage.number))
         ),
-        None => println!("Every stage is done. The capstone: `just review`."),
-    }
+        None => format!("Every stage is done. The capstone: {}.", command("review")),
+    };
+    println!("{}", ui::wrap(&line, 0));
     Ok(())
 }
 
@@ -143,18 +163,19 @@ fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
     }
     let review = crate::review::Review::load(&wb.root)?;
     let (scored, points, out_of) = state.reviews()?.totals(&review);
+    let review_command = command("review");
     let line = if scored == 0 {
         format!(
-            "Review a route (`just review`): none of its {} routes reviewed yet.",
+            "Review a route ({review_command}): none of its {} routes reviewed yet.",
             review.routes.len()
         )
     } else {
         format!(
-            "Review a route (`just review`): {scored} of {} routes reviewed, {points} of {out_of} points.",
+            "Review a route ({review_command}): {scored} of {} routes reviewed, {points} of {out_of} points.",
             review.routes.len()
         )
     };
-    println!("{line}");
+    println!("{}", ui::wrap(&line, 0));
     Ok(())
 }
 
@@ -231,7 +252,10 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
             &question,
             &format!("`solution {number}` before stage {number} passes"),
         )? {
-            println!("Not shown. `just hint {number}` gives a hint instead.");
+            println!(
+                "Not shown. {} gives a hint instead.",
+                command(&format!("hint {number}"))
+            );
             return Ok(());
         }
     }
@@ -255,9 +279,26 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
             "\n{}",
             console::style(format!("── {} ──", wb.shown(&file))).cyan()
         );
-        println!("{}", text.trim_end());
+        println!("{}", without_anchors(&text).trim_end());
     }
     Ok(())
+}
+
+/// A source without the book's `ANCHOR:` / `ANCHOR_END:` marker lines (mdBook's
+/// include anchors: they mean nothing to a reader of the code).
+fn without_anchors(text: &str) -> String {
+    let is_marker = |line: &str| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        matches!(
+            words.as_slice(),
+            [comment, marker, _name] if matches!(*comment, "//" | "--" | "#")
+                && matches!(*marker, "ANCHOR:" | "ANCHOR_END:")
+        )
+    };
+    text.lines()
+        .filter(|line| !is_marker(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// The directory of a workspace package, from `cargo metadata`.
@@ -318,5 +359,18 @@ pub fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
             Ok(t) if t.is_file() => files.push(path),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_model_answer_is_shown_without_the_books_anchor_lines() {
+        let text = "-- What it is.\n-- ANCHOR: payments\nCREATE TABLE payments ();\n\
+                    -- ANCHOR_END: payments\n    // ANCHOR: body\nfn f() {}\n";
+        assert_eq!(
+            super::without_anchors(text),
+            "-- What it is.\nCREATE TABLE payments ();\nfn f() {}\n"
+        );
     }
 }

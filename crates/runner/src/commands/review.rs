@@ -9,8 +9,8 @@ use std::time::Duration;
 use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
 use crate::review::{
-    Evidence, Grade, Review, ReviewAnswer, Route, RouteReview, TEST_TARGET, Verdict, disagreements,
-    lines,
+    Evidence, Grade, Item, Review, ReviewAnswer, Route, RouteReview, TEST_TARGET, Verdict,
+    disagreements, lines,
 };
 use crate::run::{PackageRun, build_and_run};
 use crate::state::{State, now};
@@ -33,8 +33,8 @@ pub struct ReviewOptions {
 pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
     let review = Review::load(&wb.root)?;
     let routes = selected(&review, options.route.as_deref())?;
-    let cargo = Cargo::new(&wb.root, ui::stdout_is_terminal());
-    if options.evidence_only || !ui::can_ask() {
+    let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
+    if options.evidence_only || !crate::environment::can_ask() {
         if !options.evidence_only {
             ui::note("(Nobody can answer here, no terminal: showing the evidence only.)");
         }
@@ -55,7 +55,10 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
         .collect();
     if open.is_empty() {
         show_summary(&review, &reviews);
-        ui::note("  Every route is reviewed. `just review --again` starts over.");
+        ui::note(&format!(
+            "  Every route is reviewed. {} starts over.",
+            crate::environment::command("review --again")
+        ));
         return Ok(true);
     }
     introduce(&review, open.len());
@@ -64,7 +67,7 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
     for (i, route) in open.iter().enumerate() {
         let source = read_route(wb, route)?;
         show_route(route, &source);
-        let answers = ask(&review, route)?;
+        let answers = ask(&review, route, &source)?;
         reviews.routes.insert(
             route.name.clone(),
             RouteReview {
@@ -145,21 +148,19 @@ fn run_route(
     timeout: Duration,
     spinner: &mut Spinner,
 ) -> Result<PackageRun, Error> {
-    let file = state.observations_file(&format!("review-{}", route.name))?;
-    let run = build_and_run(
+    let file = state.run_file(&format!("review-{}", route.name))?;
+    build_and_run(
         cargo,
         Targets::Test {
             package: &route.package,
             target: TEST_TARGET,
         },
-        &file,
+        file.path(),
         timeout,
         spinner,
         &format!("route {} against the checklist's tests", route.name),
         None,
-    );
-    let _ = std::fs::remove_file(&file);
-    run
+    )
 }
 
 fn introduce(review: &Review, count: usize) {
@@ -191,8 +192,13 @@ fn introduce(review: &Review, count: usize) {
 fn show_route(route: &Route, source: &str) {
     println!();
     ui::heading(&format!("Route {} ({})", route.name, route.file.display()));
+    show_lines(source, 0, usize::MAX);
+}
+
+/// Lines `from..from + count` of `source`, numbered from 1.
+fn show_lines(source: &str, from: usize, count: usize) {
     let width = source.lines().count().to_string().len();
-    for (i, line) in source.lines().enumerate() {
+    for (i, line) in source.lines().enumerate().skip(from).take(count) {
         println!(
             "{} {line}",
             console::style(format!("{:>width$}", i + 1)).dim()
@@ -200,7 +206,11 @@ fn show_route(route: &Route, source: &str) {
     }
 }
 
-fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>, Error> {
+fn ask(
+    review: &Review,
+    route: &Route,
+    source: &str,
+) -> Result<BTreeMap<String, ReviewAnswer>, Error> {
     println!();
     ui::heading(&format!("Your review of route {}", route.name));
     let labels: Vec<String> = Verdict::ALL
@@ -223,7 +233,7 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
         let offered = if item.may_not_apply { 4 } else { 3 };
         let verdict = Verdict::ALL[ui::select("Route's answer", &labels[..offered])?];
         let line = if verdict == Verdict::Incorrect {
-            ask_line()?
+            ask_line(item, source)?
         } else {
             None
         };
@@ -232,14 +242,41 @@ fn ask(review: &Review, route: &Route) -> Result<BTreeMap<String, ReviewAnswer>,
     Ok(answers)
 }
 
-fn ask_line() -> Result<Option<usize>, Error> {
+/// Asks which line is wrong, with the route on screen a page at a time (a
+/// page fits the terminal, whatever its height): `m` shows the next page, `b`
+/// the one before.
+fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
+    let total = source.lines().count();
+    let rows = usize::from(console::Term::stdout().size().0);
+    // The question, the page's heading and the prompt stay on screen too.
+    let page = rows.saturating_sub(8).max(10);
+    let mut from = 0;
     loop {
-        let Some(text) = ui::line("Which line? (a number; Enter to skip)")? else {
+        let to = (from + page).min(total);
+        println!();
+        ui::note(&format!(
+            "Route, lines {}–{to} of {total} ({}):",
+            from + 1,
+            item.label
+        ));
+        show_lines(source, from, page);
+        let more = if total > page {
+            "; m: more lines, b: back"
+        } else {
+            ""
+        };
+        let Some(text) = ui::line(&format!("Which line? (a number; Enter to skip{more})"))? else {
             return Ok(None);
         };
-        match text.parse::<usize>() {
-            Ok(line) if line > 0 => return Ok(Some(line)),
-            _ => ui::note(&format!("  {text:?} is not a line number.")),
+        match text.as_str() {
+            "m" => from = if to >= total { 0 } else { to },
+            "b" => from = from.saturating_sub(page),
+            _ => match text.parse::<usize>() {
+                Ok(line) if (1..=total).contains(&line) => return Ok(Some(line)),
+                _ => ui::note(&format!(
+                    "  {text:?} is not a line of the route (1 to {total})."
+                )),
+            },
         }
     }
 }
@@ -295,16 +332,16 @@ fn show_verdicts(
                 points += p;
                 out_of += of;
                 match (grade.verdict_right, grade.line_right) {
-                    (true, Some(false)) => "✔ (line ✘)".to_owned(),
-                    (true, _) => "✔".to_owned(),
-                    (false, _) => "✘".to_owned(),
+                    (true, Some(false)) => format!("{} (line {})", ui::PASS, ui::FAIL),
+                    (true, _) => ui::PASS.to_owned(),
+                    (false, _) => ui::FAIL.to_owned(),
                 }
             }
             None => String::new(),
         };
         table.add_row([item.label.clone(), said, happened, mark]);
     }
-    println!("{table}");
+    ui::print_table(table);
     ui::note(&ui::wrap(
         &format!(
             "{points} of {out_of} points for route {} (one per item judged right; one more \
@@ -328,7 +365,7 @@ fn show_summary(review: &Review, reviews: &crate::review::Reviews) {
         table.add_row([route.name.clone(), shown]);
     }
     let (_, points, out_of) = reviews.totals(review);
-    println!("{table}");
+    ui::print_table(table);
     if out_of > 0 {
         ui::note(&format!("  In all: {points} of {out_of} points."));
     }
@@ -393,12 +430,12 @@ fn evidence_table(
                 observed.join("\n")
             },
             if problems.is_empty() {
-                "✔ agrees".to_owned()
+                format!("{} agrees", ui::PASS)
             } else {
-                format!("✘ {}", problems.join("\n"))
+                format!("{} {}", ui::FAIL, problems.join("\n"))
             },
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     Ok(agree)
 }

@@ -1,17 +1,17 @@
 //! `workbook stage N`: predict, run, compare.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::cargo::{Cargo, Targets};
+use crate::environment::command;
 use crate::error::Error;
-use crate::observations::{self, Observations};
-use crate::run::{PackageRun, RunState, TestStatus, build_and_run};
-use crate::stages::{Observed, Prediction, Stage, figure_text};
-use crate::state::{Answer, Answers, PredictionResult, State, now};
+use crate::judgement::{Judgement, Seen};
+use crate::observations::Observations;
+use crate::render::{self, Judged};
+use crate::run::{PackageRun, RunState, build_and_run};
+use crate::stages::{Prediction, Stage};
+use crate::state::{Answer, Answers, PredictionResult, Progress, State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 
@@ -30,12 +30,14 @@ pub struct StageOptions {
 pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Error> {
     let stage = wb.stage(number)?;
     let state = State::new(&wb.state_dir);
-    show_stage(wb, stage);
+    render::stage_header(wb, stage);
+    // A state file that cannot be read stops the run now, not after the tests.
+    state.check_readable(number)?;
 
     let answers = predictions(&state, stage, &options)?;
     let started = Instant::now();
-    let cargo = Cargo::new(&wb.root, ui::stdout_is_terminal());
-    let file = state.observations_file(&format!("stage-{number}"))?;
+    let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
+    let file = state.run_file(&format!("stage-{number}"))?;
     let mut spinner = Spinner::new();
     let run = build_and_run(
         &cargo,
@@ -43,11 +45,11 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
             package: &stage.exercise,
             target: &stage.test,
         },
-        &file,
+        file.path(),
         options.timeout,
         &mut spinner,
         &format!("the stage {number} tests (PostgreSQL starts first)"),
-        Some(&state.executables_file()),
+        Some(&state),
     );
     let run = match run {
         Ok(run) => run,
@@ -58,45 +60,86 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     };
     let others = observed_by_runs(&cargo, &state, stage, &run, options.timeout, &mut spinner)?;
     spinner.finish();
-    let _ = state.keep_observations(number, &file);
+    let _ = state.keep_observations(number, file);
 
     if let RunState::CompileError | RunState::NotBuilt(_) = run.state {
-        show_build_failure(stage, &run);
+        render::build_failure(stage, &run, options.watching);
         record_run(&state, number, false, &BTreeMap::new())?;
         return Ok(false);
     }
-    for line in &run.harness {
-        ui::note(&ui::wrap(line, 0));
-    }
-    show_observations(&run.observations);
-    let results = show_predictions(stage, &answers, &run.observations, &others);
-    show_tests(&run);
+    render::harness_notes(&run.observations);
+    render::observations(stage, &run.observations);
+    let judged = judge(stage, &answers, &run.observations, &others);
+    render::predictions(&judged);
+    let results = results(&judged);
     let passed = run.state == RunState::Passed;
-    show_verdict(stage, &run, started.elapsed(), options.watching);
-    record_run(&state, number, passed, &results)?;
+    let kept = state.progress()?;
+    let judged_before = kept.stages.get(&number).map_or(0, |p| {
+        stage
+            .predictions
+            .iter()
+            .filter(|q| p.predictions.contains_key(&q.id) && !results.contains_key(&q.id))
+            .count()
+    });
+    if passed || results.len() + judged_before == stage.predictions.len() {
+        render::outcome(stage);
+    }
+    render::tests(&run);
+    render::verdict(stage, &run, started.elapsed(), options.watching);
+    let progress = record_run(&state, number, passed, &results)?;
     if passed {
-        show_next(wb, &state, stage)?;
+        let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);
+        render::next(wb, stage, &done, options.watching);
     }
     Ok(passed)
 }
 
-fn show_stage(wb: &Workbook, stage: &Stage) {
-    let of = wb.stages.last().map(|s| s.number).unwrap_or(stage.number);
-    println!(
-        "{}",
-        console::style(format!("Stage {} of {of} · {}", stage.number, stage.title))
-            .bold()
-            .cyan()
-    );
-    if !stage.goal.trim().is_empty() {
-        println!("{}", ui::wrap(&stage.goal_text(), 2));
-    }
-    if !stage.edit.is_empty() {
-        println!(
-            "{}",
-            ui::wrap(&format!("You edit: {}", stage.edit.join(", ")), 2)
-        );
-    }
+/// Every prediction of the stage, judged by this run's figures (or its
+/// `observed_by` package's).
+fn judge<'a>(
+    stage: &'a Stage,
+    answers: &'a Answers,
+    main: &Observations,
+    others: &BTreeMap<String, Observations>,
+) -> Vec<Judged<'a>> {
+    stage
+        .predictions
+        .iter()
+        .map(|p| {
+            let source = p
+                .learner_source()
+                .and_then(|pkg| others.get(pkg))
+                .unwrap_or(main);
+            let seen = Seen::of(p, source, &p.observe);
+            let answer = answers.get(&p.id);
+            let judgement = Judgement::of(p, answer.map(|a| a.answer.as_str()), &seen.observed);
+            Judged {
+                prediction: p,
+                answer,
+                seen,
+                judgement,
+            }
+        })
+        .collect()
+}
+
+/// The judged predictions, as progress keeps them.
+fn results(judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
+    judged
+        .iter()
+        .filter(|j| j.judgement.is_judged())
+        .filter_map(|j| {
+            let answer = j.answer?;
+            Some((
+                j.prediction.id.clone(),
+                PredictionResult {
+                    answer: answer.answer.clone(),
+                    observed: render::happened(j.prediction, &j.seen),
+                    right: j.judgement == Judgement::Right,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The saved answers, after asking the questions that have none, when someone
@@ -112,9 +155,12 @@ fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<A
         return Ok(answers);
     }
     if open.is_empty() {
-        ui::note(&format!(
-            "  (Your predictions from your first run are kept; `just reset {}` forgets them.)",
-            stage.number
+        ui::note(&ui::wrap(
+            &format!(
+                "(Your predictions from your first run are kept; {} forgets them.)",
+                command(&format!("reset {}", stage.number))
+            ),
+            2,
         ));
         return Ok(answers);
     }
@@ -169,22 +215,18 @@ fn observed_by_runs(
             out.insert(package.to_owned(), main.observations.clone());
             continue;
         }
-        let file = state.observations_file(package)?;
-        let cache = state
-            .stage_dir(stage.number)
-            .join(format!("observed-by-{package}.json"));
         spinner.phase(&format!("Building {package}"));
         let build = cargo.build(Targets::Package(package), &mut |s| spinner.detail(s))?;
         let key = executables_key(&build.executables, package);
-        if let Some(cached) = read_cache(&cache, &key) {
+        if let Some(cached) = state.observed_by(stage.number, package, &key) {
             out.insert(package.to_owned(), cached);
-            let _ = std::fs::remove_file(&file);
             continue;
         }
+        let file = state.run_file(package)?;
         let run = build_and_run(
             cargo,
             Targets::Package(package),
-            &file,
+            file.path(),
             timeout,
             spinner,
             &format!("{package} (for the predictions)"),
@@ -195,9 +237,8 @@ fn observed_by_runs(
             RunState::TimedOut(_) | RunState::CompileError | RunState::NotBuilt(_)
         );
         if finished {
-            write_cache(&cache, &key, &run.observations);
+            state.save_observed_by(stage.number, package, &key, &run.observations);
         }
-        let _ = std::fs::remove_file(&file);
         out.insert(package.to_owned(), run.observations);
     }
     Ok(out)
@@ -221,435 +262,12 @@ fn executables_key(executables: &[crate::cargo::Executable], package: &str) -> S
     parts.join("|")
 }
 
-fn read_cache(path: &PathBuf, key: &str) -> Option<Observations> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let value: Value = serde_json::from_str(&text).ok()?;
-    if value["key"].as_str()? != key || key.is_empty() {
-        return None;
-    }
-    let lines = value["lines"].as_str()?;
-    Some(Observations::parse(lines))
-}
-
-fn write_cache(path: &PathBuf, key: &str, observations: &Observations) {
-    let lines: Vec<String> = observations
-        .lines
-        .iter()
-        .map(|l| Value::Object(l.clone()).to_string())
-        .collect();
-    let value = serde_json::json!({ "key": key, "lines": lines.join("\n") });
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let _ = std::fs::write(path, value.to_string());
-}
-
-fn show_build_failure(stage: &Stage, run: &PackageRun) {
-    let errors = &run.build.errors;
-    match &run.state {
-        RunState::CompileError => {
-            println!();
-            println!(
-                "{} {} does not compile yet ({} error{}).{}",
-                ui::bad("✘"),
-                stage.exercise,
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" },
-                if errors.len() > 3 {
-                    " The first three:"
-                } else {
-                    ""
-                }
-            );
-            for error in errors.iter().take(3) {
-                let lines: Vec<&str> = error.rendered.lines().collect();
-                for line in lines.iter().take(30) {
-                    println!("{line}");
-                }
-                if lines.len() > 30 {
-                    ui::note(&format!("  … ({} more lines)", lines.len() - 30));
-                }
-                println!();
-            }
-            println!(
-                "{}",
-                ui::wrap(
-                    &format!(
-                        "Fix what the compiler says, then run `just stage {n}` again. Its whole \
-                         output: `{}`. Stuck? `just hint {n}`.",
-                        run.command,
-                        n = stage.number
-                    ),
-                    0
-                )
-            );
-        }
-        RunState::NotBuilt(why) => {
-            println!();
-            println!("{} `{}` failed:", ui::bad("✘"), run.command);
-            println!("{why}");
-        }
-        _ => {}
-    }
-}
-
-fn show_observations(observations: &Observations) {
-    let scenarios = observations.scenarios();
-    if scenarios.is_empty() {
-        return;
-    }
-    ui::heading("What happened (recorded by the tests)");
-    let mut table = ui::table(["scenario", "what the tests saw"]);
-    for (name, lines) in scenarios {
-        let seen: Vec<String> = lines.iter().map(|l| observations::describe(l)).collect();
-        let mut unique = seen.clone();
-        unique.dedup();
-        let text = if unique.len() == 1 && seen.len() > 1 {
-            format!("{} (in all {} runs)", unique[0], seen.len())
-        } else {
-            seen.join("\n")
-        };
-        table.add_row([name.to_owned(), text]);
-    }
-    println!("{table}");
-}
-
-/// The figures of `p`: from its `observed_by` package's run, or from this run.
-/// Empty when the scenario was recorded without the metric at all.
-fn figures(
-    p: &Prediction,
-    main: &Observations,
-    others: &BTreeMap<String, Observations>,
-) -> (Vec<Value>, bool) {
-    let source = p
-        .learner_source()
-        .and_then(|pkg| others.get(pkg))
-        .unwrap_or(main);
-    let figures = source.figures(&p.observe, &p.metric);
-    let without_metric = !figures.is_empty() && !source.has_metric(&p.observe, &p.metric);
-    if without_metric {
-        (Vec::new(), true)
-    } else {
-        (figures, false)
-    }
-}
-
-fn show_predictions(
-    stage: &Stage,
-    answers: &Answers,
-    main: &Observations,
-    others: &BTreeMap<String, Observations>,
-) -> BTreeMap<String, PredictionResult> {
-    let mut results = BTreeMap::new();
-    if stage.predictions.is_empty() {
-        return results;
-    }
-    ui::heading("Your predictions");
-    let mut table = ui::table(["question", "you said", "what happened", ""]);
-    let (mut right, mut judged) = (0, 0);
-    for p in &stage.predictions {
-        let (figures, without_metric) = figures(p, main, others);
-        let observed = p.observed(&figures);
-        let shown_figures = figures
-            .iter()
-            .map(figure_text)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let happened = match &observed {
-            Observed::Nothing if without_metric => format!(
-                "not recorded: {} was recorded without `{}`",
-                p.observe, p.metric
-            ),
-            Observed::Nothing => "not recorded: its test did not get that far".to_owned(),
-            Observed::Choice(i) if p.choices[*i].label == shown_figures => shown_figures.clone(),
-            Observed::Choice(i) => format!("{shown_figures} → {}", p.choices[*i].label),
-            Observed::NoChoice => format!("{shown_figures} → none of the choices"),
-        };
-        let answer = answers.get(&p.id);
-        let said = match answer {
-            None => "(not asked)".to_owned(),
-            Some(a) => match &a.why {
-                Some(why) => format!("{}\nbecause: {why}", a.answer),
-                None => a.answer.clone(),
-            },
-        };
-        let verdict = match (answer, &observed) {
-            (None, _) => "",
-            (Some(_), Observed::Nothing) => "not yet",
-            (Some(a), Observed::Choice(i)) if p.choices[*i].label == a.answer => "✔ right",
-            (Some(_), _) => "✘ wrong",
-        };
-        if let Some(a) = answer {
-            if verdict == "✔ right" {
-                right += 1;
-            }
-            if observed != Observed::Nothing {
-                judged += 1;
-                results.insert(
-                    p.id.clone(),
-                    PredictionResult {
-                        answer: a.answer.clone(),
-                        observed: happened.clone(),
-                        right: verdict == "✔ right",
-                    },
-                );
-            }
-        }
-        table.add_row([p.question.clone(), said, happened, verdict.to_owned()]);
-    }
-    println!("{table}");
-    if judged > 0 {
-        ui::note(&format!(
-            "  {right} of {judged} prediction{} right, judged by what this run really did.",
-            if judged == 1 { "" } else { "s" }
-        ));
-    } else if answers
-        .answers
-        .iter()
-        .any(|a| stage.predictions.iter().any(|p| p.id == a.id))
-    {
-        ui::note("  (Your predictions are judged once their tests get that far.)");
-    }
-    results
-}
-
-fn show_tests(run: &PackageRun) {
-    if run.tests.is_empty() {
-        return;
-    }
-    ui::heading("Tests");
-    for (i, group) in groups(run).into_iter().enumerate() {
-        if i > 0 {
-            println!();
-        }
-        let count = group.tests.len();
-        let tests = if count == 1 { "test" } else { "tests" };
-        let mark = match group.status {
-            TestStatus::Passed => ui::good("✔"),
-            TestStatus::Failed | TestStatus::Unfinished => ui::bad("✘"),
-            TestStatus::Ignored | TestStatus::NotRun => ui::warn("–"),
-        };
-        let one = count == 1;
-        let mut text = match group.status {
-            TestStatus::Passed if one => "1 test passes".to_owned(),
-            TestStatus::Passed => format!("{count} tests pass"),
-            TestStatus::Ignored => format!("{count} {tests} ignored"),
-            TestStatus::NotRun => {
-                format!("{count} {tests} not run: the test process ended before them")
-            }
-            TestStatus::Unfinished => {
-                format!("{count} {tests} still running when the run was stopped")
-            }
-            TestStatus::Failed if group.message.is_empty() => {
-                format!("{count} {tests} failed without a message")
-            }
-            TestStatus::Failed => format!("{count} {tests}: {}", limit_lines(&group.message, 20)),
-        };
-        if let Some(at) = &group.location {
-            text.push_str(&format!("\n(at {at})"));
-        }
-        println!("{mark} {}", ui::wrap_lines(&text, 2).trim_start());
-        println!("{}", ui::wrap_list(&names(&group.tests), 4));
-    }
-    // What the first failing test printed (e.g. a results table, the pool's state).
-    if let Some((name, printed)) = run
-        .failed()
-        .filter_map(|t| t.failure.as_ref().map(|f| (&t.name, &f.printed)))
-        .find(|(_, p)| !p.trim().is_empty())
-    {
-        println!();
-        ui::note(&format!("What {name} printed:"));
-        println!("{}", limit_lines(printed, 40));
-    }
-}
-
-/// Tests that ended the same way and say the same thing.
-struct Group<'a> {
-    status: TestStatus,
-    message: String,
-    /// Where they panicked, when that is one place for all of them.
-    location: Option<String>,
-    tests: Vec<&'a str>,
-}
-
-/// Failures first, one group per message (a missing table fails a dozen tests
-/// with one message: it is said once); then what did not finish, what did not
-/// run, what passed, what was ignored.
-fn groups(run: &PackageRun) -> Vec<Group<'_>> {
-    let rank = |status: TestStatus| match status {
-        TestStatus::Failed => 0,
-        TestStatus::Unfinished => 1,
-        TestStatus::NotRun => 2,
-        TestStatus::Passed => 3,
-        TestStatus::Ignored => 4,
-    };
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    for t in &run.tests {
-        let (message, location) = match (&t.failure, t.status) {
-            (Some(f), TestStatus::Failed) => (f.message.trim_end().to_owned(), f.location.clone()),
-            _ => (String::new(), None),
-        };
-        match groups
-            .iter_mut()
-            .find(|g| g.status == t.status && g.message == message)
-        {
-            Some(group) => {
-                if group.location != location {
-                    group.location = None;
-                }
-                group.tests.push(&t.name);
-            }
-            None => groups.push(Group {
-                status: t.status,
-                message,
-                location,
-                tests: vec![&t.name],
-            }),
-        }
-    }
-    groups.sort_by_key(|g| rank(g.status));
-    groups
-}
-
-/// Test names, with the cases of one rstest function together:
-/// `f::case_1_a, case_2_b` instead of `f::case_1_a, f::case_2_b`.
-fn names(tests: &[&str]) -> Vec<String> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for name in tests {
-        let (function, case) = match name.rsplit_once("::") {
-            Some((function, case)) if case.starts_with("case_") => (function, Some(case)),
-            _ => (*name, None),
-        };
-        match (case, out.last_mut()) {
-            (Some(case), Some((last, cases))) if last == function && !cases.is_empty() => {
-                cases.push(case.to_owned())
-            }
-            (Some(case), _) => out.push((function.to_owned(), vec![case.to_owned()])),
-            (None, _) => out.push((function.to_owned(), Vec::new())),
-        }
-    }
-    out.into_iter()
-        .map(|(function, cases)| {
-            if cases.is_empty() {
-                function
-            } else {
-                format!("{function}::{}", cases.join(", "))
-            }
-        })
-        .collect()
-}
-
-fn limit_lines(text: &str, max: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.len() <= max {
-        return text.to_owned();
-    }
-    format!(
-        "{}\n… ({} more lines)",
-        lines[..max].join("\n"),
-        lines.len() - max
-    )
-}
-
-/// A failure message that smells of a deadlock or a hang.
-pub fn looks_stuck(message: &str) -> bool {
-    let m = message.to_lowercase();
-    m.contains("pool timed out")
-        || m.contains("pooltimedout")
-        || m.contains("did not finish within")
-}
-
-fn show_verdict(stage: &Stage, run: &PackageRun, elapsed: Duration, watching: bool) {
-    let n = stage.number;
-    let total = run.tests.len();
-    let failed = run.count(TestStatus::Failed);
-    let passed = run.count(TestStatus::Passed);
-    let times = format!(
-        "(build {:.1} s, tests {:.1} s, {:.1} s in all)",
-        run.build.elapsed.as_secs_f64(),
-        run.run_time.as_secs_f64(),
-        elapsed.as_secs_f64()
-    );
-    println!();
-    match &run.state {
-        RunState::Passed => println!("{} All {total} tests pass {times}.", ui::good("✔")),
-        RunState::TimedOut(bound) => {
-            let unfinished: Vec<&str> = run
-                .tests
-                .iter()
-                .filter(|t| t.status == TestStatus::Unfinished)
-                .map(|t| t.name.as_str())
-                .collect();
-            println!(
-                "{} The tests did not finish within {} s, so they were stopped: that is a hang.",
-                ui::bad("✘"),
-                bound.as_secs()
-            );
-            if !unfinished.is_empty() {
-                println!("  Still running: {}", unfinished.join(", "));
-            }
-            println!(
-                "{}",
-                ui::wrap(
-                    &format!(
-                        "Something waits forever: a lock that is never released, or a pool \
-                         whose connections are all held by requests that wait for one more. \
-                         `just hint {n}` helps."
-                    ),
-                    2
-                )
-            );
-        }
-        RunState::Crashed(why) => {
-            println!("{} {why}", ui::bad("✘"));
-        }
-        RunState::NoTests => println!("{} `{}` ran no test.", ui::bad("✘"), run.command),
-        _ => println!(
-            "{} {failed} of {total} tests fail, {passed} pass {times}.",
-            ui::bad("✘")
-        ),
-    }
-    let stuck = run
-        .failed()
-        .filter_map(|t| t.failure.as_ref())
-        .any(|f| looks_stuck(&f.message) || looks_stuck(&f.printed));
-    if stuck {
-        let text = ui::wrap(
-            &format!(
-                "deadlock? A request waited for a connection or a lock until it gave up (\"pool timed out\" / \
-                     \"did not finish within\"). If every connection of the pool is held by a request \
-                     that waits for another one, nothing can move: read the pool's state in the message \
-                 above. `just hint {n}`."
-            ),
-            0,
-        );
-        let rest = text.strip_prefix("deadlock?").unwrap_or(&text);
-        println!("{}{rest}", ui::warn("deadlock?"));
-    }
-    if run.state != RunState::Passed {
-        let edit = if stage.edit.is_empty() {
-            stage.exercise.clone()
-        } else {
-            stage.edit.join(", ")
-        };
-        let next = if watching {
-            format!("Edit {edit}: the next save reruns the tests. Stuck? `just hint {n}`.")
-        } else {
-            format!(
-                "Edit {edit}, then run `just stage {n}` again (or `just watch {n}` to rerun on \
-                 every save). Stuck? `just hint {n}`."
-            )
-        };
-        println!("{}", ui::wrap(&next, 0));
-    }
-}
-
 fn record_run(
     state: &State,
     number: u32,
     passed: bool,
     results: &BTreeMap<String, PredictionResult>,
-) -> Result<(), Error> {
+) -> Result<Progress, Error> {
     state.update_progress(|p| {
         let entry = p.stages.entry(number).or_default();
         entry.runs += 1;
@@ -664,57 +282,5 @@ fn record_run(
             entry.done = true;
             entry.done_at = Some(now());
         }
-    })?;
-    Ok(())
-}
-
-fn show_next(wb: &Workbook, state: &State, stage: &Stage) -> Result<(), Error> {
-    println!("{} Stage {} is done.", ui::good("✔"), stage.number);
-    let progress = state.progress()?;
-    match wb.next_stage(stage.number) {
-        Some(next) => println!(
-            "Next: stage {} · {}: run `just stage {}`.",
-            next.number, next.title, next.number
-        ),
-        None => {
-            let open: Vec<String> = wb
-                .stages
-                .iter()
-                .filter(|s| !progress.stages.get(&s.number).is_some_and(|p| p.done))
-                .map(|s| s.number.to_string())
-                .collect();
-            if open.is_empty() {
-                println!("That was the last stage, and every stage is done. Well done!");
-            } else {
-                println!(
-                    "That was the last stage; still open: stage {}.",
-                    open.join(", ")
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::names;
-
-    #[test]
-    fn the_cases_of_one_rstest_function_are_named_together() {
-        let tests = [
-            "payment_ids_are_generated_by_the_database",
-            "payments_has_the_column::case_1_id",
-            "payments_has_the_column::case_2_order_id",
-            "a::b::plain_test",
-        ];
-        assert_eq!(
-            names(&tests),
-            [
-                "payment_ids_are_generated_by_the_database",
-                "payments_has_the_column::case_1_id, case_2_order_id",
-                "a::b::plain_test",
-            ]
-        );
-    }
+    })
 }

@@ -8,12 +8,15 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{self, Cargo, Targets};
+use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
+use crate::judgement::{Judgement, Seen};
+use crate::render;
 use crate::review::{self, Evidence, Review, disagreements};
-use crate::run::{PackageRun, RunState, TestStatus, build_and_run};
-use crate::stages::{Observed, Stage, figure_text};
+use crate::run::{PackageRun, RunState, build_and_run};
+use crate::stages::{Observed, Stage};
 use crate::state::State;
+use crate::supervise;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 
@@ -86,7 +89,7 @@ impl Verifier<'_> {
     }
 
     fn check(&mut self, stage: Option<u32>, what: &str, ok: bool, detail: String) {
-        let mark = if ok { ui::good("✔") } else { ui::bad("✘") };
+        let mark = render::mark(ok);
         let at = stage.map(|n| format!("stage {n} · ")).unwrap_or_default();
         let first = detail.lines().next().unwrap_or("");
         let line = if first.is_empty() {
@@ -144,18 +147,16 @@ impl Verifier<'_> {
     }
 
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
-        let file = self.state.observations_file("verify")?;
-        let run = build_and_run(
+        let file = self.state.run_file("verify")?;
+        build_and_run(
             &self.cargo,
             targets,
-            &file,
+            file.path(),
             self.timeout,
             &mut self.spinner,
             what,
             None,
-        );
-        let _ = std::fs::remove_file(&file);
-        run
+        )
     }
 
     /// `just review`'s answer key: every route's tests find broken exactly the
@@ -225,7 +226,7 @@ impl Verifier<'_> {
                 solution.run_time.as_secs_f64()
             )
         } else {
-            why_not_passing(&solution)
+            render::why_not_passing(&solution)
         };
         self.check(
             Some(n),
@@ -310,46 +311,31 @@ impl Verifier<'_> {
                 }
             };
             let scenario = p.verify_scenario();
-            let figures = observations.figures(scenario, &p.metric);
-            let shown = figures
-                .iter()
-                .map(figure_text)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let (ok, detail) = match p.observed(&figures) {
-                Observed::Nothing => (
-                    false,
-                    format!("{source} recorded no `{scenario}` (harness::observe)"),
+            let seen = Seen::of(p, &observations, scenario);
+            let shown = seen.shown();
+            let judgement = Judgement::of(p, Some(&p.answer), &seen.observed);
+            let ok = judgement == Judgement::Right;
+            let detail = match (judgement, &seen.observed) {
+                (Judgement::Right, _) => format!(
+                    "{source} recorded {}={shown} in {scenario}, as the key says",
+                    p.metric
                 ),
-                Observed::NoChoice if !observations.has_metric(scenario, &p.metric) => (
-                    false,
-                    format!(
-                        "{source} recorded {scenario}, but no `{}` in it (a missing count is 0, \
-                         which matches none of the choices)",
-                        p.metric
-                    ),
+                (_, Observed::Choice(i)) => format!(
+                    "the key says {:?}, but {source} recorded {}={shown} in {scenario}, which is {:?}",
+                    p.answer, p.metric, p.choices[*i].label
                 ),
-                Observed::NoChoice => (
-                    false,
-                    format!(
-                        "{source} recorded {}={shown} in {scenario}, which matches none of the choices",
-                        p.metric
-                    ),
+                (_, Observed::NoChoice) => format!(
+                    "{source} recorded {}={shown} in {scenario}, which matches none of the choices",
+                    p.metric
                 ),
-                Observed::Choice(i) if p.choices[i].label == p.answer => (
-                    true,
-                    format!(
-                        "{source} recorded {}={shown} in {scenario}, as the key says",
-                        p.metric
-                    ),
+                (_, Observed::Nothing) if seen.without_metric => format!(
+                    "{source} recorded {scenario}, but no `{}` in it (a missing count is 0, \
+                     which matches none of the choices)",
+                    p.metric
                 ),
-                Observed::Choice(i) => (
-                    false,
-                    format!(
-                        "the key says {:?}, but {source} recorded {}={shown} in {scenario}, which is {:?}",
-                        p.answer, p.metric, p.choices[i].label
-                    ),
-                ),
+                (_, Observed::Nothing) => {
+                    format!("{source} recorded no `{scenario}` (harness::observe)")
+                }
             };
             self.check(
                 Some(n),
@@ -376,7 +362,7 @@ impl Verifier<'_> {
 
     fn lints(&mut self) -> Result<(), Error> {
         self.spinner.phase("cargo fmt --all --check");
-        let (ok, text) = cargo::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
+        let (ok, text) = supervise::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
         let detail = if ok {
             String::new()
         } else {
@@ -403,7 +389,7 @@ impl Verifier<'_> {
 
         self.spinner
             .phase("cargo clippy --workspace --all-targets -- -D warnings");
-        let (ok, text) = cargo::output(self.cargo.command(&[
+        let (ok, text) = supervise::output(self.cargo.command(&[
             "clippy",
             "--workspace",
             "--all-targets",
@@ -433,88 +419,14 @@ impl Verifier<'_> {
     }
 }
 
-/// A failing run that failed the way an exercise should: it compiled, ran to
-/// its end and at least one test failed, with a real server behind it.
+/// Whether a run failed as an exercise should, and how it ended.
 fn fails_as_intended(run: &PackageRun) -> (bool, String) {
-    match &run.state {
-        RunState::CompileError => {
-            let packages: Vec<&str> = run
-                .build
-                .errors
-                .iter()
-                .map(|e| e.package.as_str())
-                .collect();
-            let first = run
-                .build
-                .errors
-                .first()
-                .and_then(|e| e.rendered.lines().next())
-                .unwrap_or("");
-            (
-                false,
-                format!("does not compile ({}): {first}", packages.join(", ")),
-            )
-        }
-        RunState::NotBuilt(why) => (false, format!("was not built: {why}")),
-        RunState::TimedOut(bound) => (
-            false,
-            format!("hangs: still running after {} s", bound.as_secs()),
-        ),
-        RunState::Crashed(why) => (false, why.clone()),
-        RunState::NoTests => (false, "holds no test".to_owned()),
-        RunState::Passed => (false, "passes every test, so it teaches nothing".to_owned()),
-        RunState::Failed => {
-            let failed: Vec<_> = run.failed().collect();
-            let no_server = failed.iter().any(|t| {
-                t.failure
-                    .as_ref()
-                    .is_some_and(|f| f.message.contains("No PostgreSQL server for the tests"))
-            });
-            if no_server {
-                return (
-                    false,
-                    "fails because no PostgreSQL server could be had (see `just doctor`)"
-                        .to_owned(),
-                );
-            }
-            let example = failed
-                .first()
-                .map(|t| {
-                    let message = t.first_line();
-                    format!(", e.g. {}: {message}", t.name)
-                })
-                .unwrap_or_default();
-            (
-                true,
-                format!(
-                    "{} of {} tests fail{example}",
-                    run.count(TestStatus::Failed),
-                    run.tests.len()
-                ),
-            )
-        }
+    let ok = run.fails_as_intended();
+    let mut detail = render::run_outcome(run);
+    if run.state == RunState::Passed {
+        detail.push_str(", so it teaches nothing");
     }
-}
-
-fn why_not_passing(run: &PackageRun) -> String {
-    match &run.state {
-        RunState::Failed => {
-            let failed: Vec<String> = run
-                .failed()
-                .map(|t| {
-                    let message = t.first_line();
-                    format!("{}: {message}", t.name)
-                })
-                .collect();
-            format!(
-                "{} of {} tests fail: {}",
-                failed.len(),
-                run.tests.len(),
-                failed.join("; ")
-            )
-        }
-        _ => fails_as_intended(run).1,
-    }
+    (ok, detail)
 }
 
 fn summary(checks: &[Check], elapsed: Duration) {
@@ -527,7 +439,11 @@ fn summary(checks: &[Check], elapsed: Duration) {
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| "–".to_owned()),
             c.what.clone(),
-            if c.ok { "✔ ok" } else { "✘ FAILED" }.to_owned(),
+            if c.ok {
+                format!("{} ok", ui::PASS)
+            } else {
+                format!("{} FAILED", ui::FAIL)
+            },
             if c.ok {
                 String::new()
             } else {
@@ -535,7 +451,7 @@ fn summary(checks: &[Check], elapsed: Duration) {
             },
         ]);
     }
-    println!("{table}");
+    ui::print_table(table);
     let failed = checks.iter().filter(|c| !c.ok).count();
     let passed = checks.len() - failed;
     ui::note(&format!("({:.0} s)", elapsed.as_secs_f64()));

@@ -1,12 +1,19 @@
-//! `workbook watch N`: reruns stage N whenever a file of its exercise changes.
+//! `workbook watch N`: reruns stage N whenever a file of its exercise changes,
+//! with a clear screen, a progress bar and single keys: `h` the next hint, `n`
+//! the next stage once this one passes, `r` (or Enter) rerun, `q` quit.
 //!
 //! It polls modification times every 300 ms (no file-system events: they miss
-//! changes on some editors' save-by-rename and on network or container mounts).
-//! Enter reruns at once; `q` and Enter stops.
+//! changes on some editors' save-by-rename and on network or container mounts),
+//! of the exercise's sources only (`.rs`, `.sql`, `.toml`), so that an editor's
+//! backup and swap files do not count as a save.
+//!
+//! On a terminal, keys are read as they are pressed (the terminal leaves its
+//! line mode while watch runs, and gets it back at the end, Ctrl-C included);
+//! elsewhere (a pipe) one key a line, Enter alone rerunning.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, SystemTime};
 
@@ -14,62 +21,121 @@ use console::Term;
 
 use crate::cargo::Cargo;
 use crate::commands::stage::{self, StageOptions};
-use crate::commands::{package_dir, walk};
+use crate::commands::{hint, package_dir, walk};
+use crate::environment::{self, command};
 use crate::error::Error;
+use crate::render;
+use crate::state::State;
 use crate::ui;
 use crate::workbook::Workbook;
 
 const POLL: Duration = Duration::from_millis(300);
 
+/// The files whose change is a save: sources, migrations, manifests.
+const WATCHED: [&str; 3] = ["rs", "sql", "toml"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
     Rerun,
+    Hint,
+    Next,
     Quit,
 }
 
 type Snapshot = BTreeMap<PathBuf, Option<(SystemTime, u64)>>;
 
 pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
-    let stage_meta = wb.stage(number)?;
-    let cargo = Cargo::new(&wb.root, false);
-    let dir = package_dir(&cargo, &stage_meta.exercise)?;
-    let extra: Vec<PathBuf> = stage_meta.edit.iter().map(|f| wb.root.join(f)).collect();
-    let keys = keyboard();
+    // Started after the first run of each stage, so that the run can ask the
+    // stage's predictions first (before its figures are on the screen); the
+    // keys' thread ends with `n`, and the next stage's run asks again.
+    let mut key_mode: Option<ui::KeyMode> = None;
+    let mut keys: Option<mpsc::Receiver<Key>> = None;
+    // After `n` from a pipe, the rest of its line is not a key.
+    let mut after_key = false;
     let mut stdin_open = true;
+    let mut number = number;
+    let state = State::new(&wb.state_dir);
     loop {
+        let stage_meta = wb.stage(number)?;
+        let cargo = Cargo::new(&wb.root, false);
+        let dir = package_dir(&cargo, &stage_meta.exercise)?;
+        let extra: Vec<PathBuf> = stage_meta.edit.iter().map(|f| wb.root.join(f)).collect();
         let before = snapshot(&dir, &extra);
-        if ui::stdout_is_terminal() {
+        if environment::stdout_is_terminal() {
             let _ = Term::stdout().clear_screen();
         }
+        let can_ask = keys.is_none() && environment::can_ask();
         let options = StageOptions {
-            ask: false,
-            quiet_reason: Some(format!(
-                "watch never asks; run `just stage {number}` once to predict"
-            )),
+            ask: can_ask,
+            quiet_reason: (!can_ask).then(|| {
+                format!(
+                    "no terminal to answer them; run {} once to predict",
+                    command(&format!("stage {number}"))
+                )
+            }),
             timeout,
             watching: true,
         };
-        if let Err(e) = stage::run(wb, number, options) {
-            println!("{} {e}", ui::bad("error:"));
+        let passed = match stage::run(wb, number, options) {
+            Ok(passed) => passed,
+            Err(e) => {
+                println!("{} {e}", ui::bad("error:"));
+                false
+            }
+        };
+        if key_mode.is_none() {
+            key_mode = ui::KeyMode::enter();
         }
+        let keys_now = keys.get_or_insert_with(|| keyboard(key_mode.is_some(), after_key));
+        let next = wb.next_stage(number);
         println!();
-        ui::note(&ui::wrap(
-            &format!(
-                "Watching {}/ for changes: save a file to rerun, Enter reruns now, q then Enter \
-                 (or Ctrl-C) stops.",
-                wb.shown(&dir)
-            ),
-            0,
-        ));
+        if let Ok(progress) = state.progress() {
+            println!("{}", render::progress_bar(wb, &progress));
+        }
+        println!("{}", legend(wb, &dir, passed, next.map(|s| s.number)));
         loop {
-            if stdin_open {
-                match keys.recv_timeout(POLL) {
-                    Ok(Key::Rerun) => break,
-                    Ok(Key::Quit) => return Ok(()),
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => stdin_open = false,
+            let key = if stdin_open {
+                match keys_now.recv_timeout(POLL) {
+                    Ok(key) => Some(key),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        stdin_open = false;
+                        None
+                    }
                 }
             } else {
                 std::thread::sleep(POLL);
+                None
+            };
+            match key {
+                Some(Key::Quit) => return Ok(()),
+                Some(Key::Rerun) => break,
+                Some(Key::Hint) => {
+                    println!();
+                    if let Err(e) = hint(wb, number, Some("h again")) {
+                        println!("{} {e}", ui::bad("error:"));
+                    }
+                }
+                Some(Key::Next) => match next {
+                    Some(next) if passed => {
+                        number = next.number;
+                        // The keys' thread ended with `n`: the next run may ask.
+                        keys = None;
+                        after_key = key_mode.is_none();
+                        break;
+                    }
+                    _ => {
+                        ui::note(&match next {
+                            Some(_) => format!(
+                                "(Stage {number} does not pass yet: n goes on once it does.)"
+                            ),
+                            None => "(That was the last stage.)".to_owned(),
+                        });
+                        // The keys' thread ended with `n`: a new one.
+                        *keys_now = keyboard(key_mode.is_some(), key_mode.is_none());
+                    }
+                },
+                None => {}
             }
             if snapshot(&dir, &extra) != before {
                 // Let an editor finish writing (temporary file, then rename).
@@ -80,17 +146,54 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
     }
 }
 
-fn keyboard() -> mpsc::Receiver<Key> {
+/// The keys line under the progress bar.
+fn legend(wb: &Workbook, dir: &Path, passed: bool, next: Option<u32>) -> String {
+    let next = match next {
+        Some(n) if passed => format!("n: on to stage {n} · "),
+        Some(_) => "n: the next stage, once this one passes · ".to_owned(),
+        None => String::new(),
+    };
+    ui::wrap(
+        &format!(
+            "Watching {}/: save a file to rerun. Keys: h: a hint · {next}r: rerun · q: quit",
+            wb.shown(dir)
+        ),
+        0,
+    )
+}
+
+/// The keys pressed, one at a time. From a pipe (not `by_key`), a line holding a
+/// key (`h` then Enter) is that key only; Enter alone reruns. The thread ends
+/// after `n` (another stage: its run may ask its predictions) and `q`.
+fn keyboard(by_key: bool, after_key: bool) -> mpsc::Receiver<Key> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { return };
-            let key = if line.trim().eq_ignore_ascii_case("q") {
-                Key::Quit
-            } else {
-                Key::Rerun
+        let mut stdin = std::io::stdin().lock();
+        let mut byte = [0u8; 1];
+        let mut line_had_key = after_key;
+        loop {
+            match stdin.read(&mut byte) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let key = match byte[0].to_ascii_lowercase() {
+                b'\n' | b'\r' if line_had_key => {
+                    line_had_key = false;
+                    None
+                }
+                b'\n' | b'\r' => Some(Key::Rerun),
+                b'r' => Some(Key::Rerun),
+                b'h' => Some(Key::Hint),
+                b'n' => Some(Key::Next),
+                b'q' => Some(Key::Quit),
+                _ => None,
             };
-            if tx.send(key).is_err() {
+            if !by_key && key.is_some() && !matches!(byte[0], b'\n' | b'\r') {
+                line_had_key = true;
+            }
+            if let Some(key) = key
+                && (tx.send(key).is_err() || matches!(key, Key::Next | Key::Quit))
+            {
                 return;
             }
         }
@@ -98,9 +201,14 @@ fn keyboard() -> mpsc::Receiver<Key> {
     rx
 }
 
-fn snapshot(dir: &std::path::Path, extra: &[PathBuf]) -> Snapshot {
+fn snapshot(dir: &Path, extra: &[PathBuf]) -> Snapshot {
     let mut files = Vec::new();
     walk(dir, &mut files);
+    files.retain(|f| {
+        f.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| WATCHED.contains(&e))
+    });
     files.extend(extra.iter().cloned());
     files
         .into_iter()

@@ -84,7 +84,7 @@ probe URL *FLAGS:
 api *FLAGS:
     @{{runner}} api {{FLAGS}}
 
-# Probe the Python and TypeScript servers of servers/ (each on a database of its own); installs them first with servers/setup.sh
+# Probe the Python, TypeScript, Go and Java servers of servers/ (each on a database of its own); installs them first with servers/setup.sh
 probe-servers *ARGS:
     servers/setup.sh
     cargo test -p probe-servers {{ARGS}}

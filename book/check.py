@@ -322,6 +322,8 @@ def unfolded_lines(text):
 # (never in the goal) and says so in its notes.
 SPEC_STATES_THE_ANSWER = {
     (10, "statements"): "stage 10 asks for one statement: the prediction checks that the learner's code is one",
+    (10, "answered-key"): "stage 10 asks that a retry cost no more than a payment: the prediction checks that "
+                          "the learner's code answers it in one statement",
 }
 
 

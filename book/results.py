@@ -109,8 +109,7 @@ def run_tests(packages, required):
         if not line.strip():
             continue
         record = json.loads(line)
-        # The harness's conditions (tests/harness/src/condition.rs) share the
-        # file and name no scenario: they are the runner's, not the table's.
+        # The harness's conditions (`{"condition": ...}`) are the runner's, not figures.
         if "scenario" not in record:
             continue
         seen.setdefault(record.pop("scenario"), {}).update(record)
@@ -402,6 +401,7 @@ def expiry_section(seen):
 def one_round_trip_section(seen):
     s10_new, s10_burst = seen["stage10.new_key"], seen["stage10.burst"]
     s10_slow = seen["stage10.slow_first_request"]
+    s10_answered = seen["stage10.answered_key"]
     in_flight_wait10 = source_value(
         "solutions/stage10-one-round-trip/src/lib.rs",
         r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
@@ -419,6 +419,10 @@ def one_round_trip_section(seen):
         f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed, or "
         f"409 after waiting {in_flight_wait10} on the key |",
         f"| The same key with another amount | {second_request('stage10.other_body', seen)} |",
+        f"| A key answered before: a retry, then the same key with another amount | "
+        f"{s10_answered['statements']} statement for the replay, "
+        f"{s10_answered['statements_other_body']} for the 422; "
+        f"{s10_answered['ids_taken']} payment ids taken by the two |",
         f"| A slow first request, its 19 duplicates, then a request for another key (pool of 5) | "
         f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: "
         f"{s10_slow['unrelated']} |",
@@ -445,6 +449,11 @@ def payment_provider_section(seen):
         for name, label in CRASHES
     ]
     s11_burst, s11_slow = seen["stage11.burst"], seen["stage11.slow_provider"]
+
+    def refusal(case):
+        got = seen[f"stage11.saved_refusal.{case}"]
+        statuses = ", then ".join(str(status) for status in got["statuses"])
+        return f"{statuses}; {got['provider_calls']} call(s) to the provider, no charge"
     expect(s11_burst["charges"] == 1 and s11_burst["payments"] == 1, "stage 11's burst charged other than once")
     out += [
         "",
@@ -456,6 +465,16 @@ def payment_provider_section(seen):
         f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
         f"| Five payments held at a slow provider (pool of 5), then one for another key | "
         f"the other key: {s11_slow['unrelated']} |",
+        f"| A request taken over fails at the provider and releases; a duplicate arrives while "
+        f"the request that took the key over waits for its answer | the duplicate: "
+        f"{seen['stage11.taken_over_release']['duplicate']} |",
+        f"| The provider declines the card (402, kept for its key); three tries with one key | "
+        f"{refusal('Decline')} |",
+        f"| The provider fails inside its endpoint (500, kept for its key); three tries with one "
+        f"key | {refusal('Error')} |",
+        f"| A `charged` key and a finished one, both two days old, then the reaper | "
+        f"{seen['stage11.reaper']['deleted']} deleted (the finished one), "
+        f"{seen['stage11.reaper']['stranded']} kept for reconciliation |",
     ]
     return out
 
@@ -537,13 +556,16 @@ RESULTS = {
         section=expiry_section,
     ),
     "one-round-trip": dict(
-        scenarios=["stage10.new_key", "stage10.burst", "stage10.other_body", "stage10.slow_first_request"],
+        scenarios=["stage10.new_key", "stage10.burst", "stage10.other_body", "stage10.answered_key",
+                   "stage10.slow_first_request"],
         section=one_round_trip_section,
         varying=one_round_trip_varying,
     ),
     "payment-provider": dict(
         scenarios=[f"stage11.crash.{name}" for name, _ in CRASHES]
-        + ["stage11.in_flight", "stage11.burst", "stage11.slow_provider"],
+        + ["stage11.in_flight", "stage11.burst", "stage11.slow_provider"]
+        + ["stage11.taken_over_release", "stage11.reaper"]
+        + [f"stage11.saved_refusal.{case}" for case in ("Decline", "Error")],
         section=payment_provider_section,
         varying=payment_provider_varying,
     ),

@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
-# Smoke test of this folder's four servers on a throwaway PostgreSQL cluster.
+# Smoke test of this folder's eight servers on a throwaway PostgreSQL cluster.
 #
 # For each server: a database of its own, the server started with start.sh, a burst of
 # 20 concurrent requests with ONE key (burst.py: released together, 3 s timeout), the
 # count of rows in pagamentos; then, if the burst answered, the same request written
 # differently (replayed?) and the same key with another body (422?). Each server must
 # show what it is for:
-#   python, typescript        1 payment, 20 identical 201s, reordered body replayed, 422
-#   python-wrong              more than 1 payment (check, then write)
-#   typescript-wrong          requests unanswered: the pool deadlock of the article
+#   python, typescript, go, java   1 payment, 20 identical 201s, reordered body replayed, 422
+#   python-wrong                   more than 1 payment (check, then write)
+#   typescript-wrong, go-wrong,    requests unanswered: the pool deadlock of the article (a
+#   java-wrong                     second connection asked for while holding the first)
 # Exit status 0 when every server did. Nothing is left behind: the servers and the
 # cluster are stopped and the temporary directory removed, also on Ctrl-C, and by a
 # watchdog if this script is killed with SIGKILL.
 #
-# Usage: servers/smoke.sh [SERVER...]   (default: all four; run setup.sh first)
+# Usage: servers/smoke.sh [SERVER...]   (default: all eight; run setup.sh first)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 servers=("$@")
-[ ${#servers[@]} -gt 0 ] || servers=(python python-wrong typescript typescript-wrong)
+[ ${#servers[@]} -gt 0 ] || servers=(python python-wrong typescript typescript-wrong go go-wrong java java-wrong)
 burst_size=20
 timeout_s=${BURST_TIMEOUT:-3} # seconds per burst (and per single request)
 
@@ -29,7 +30,8 @@ bindir=$(pg_config --bindir 2>/dev/null || true)
 [ -x "$bindir/initdb" ] || bindir=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V | tail -1 || true)
 [ -x "$bindir/initdb" ] ||
     fail "PostgreSQL server binaries (initdb, postgres) not found: apt-get install postgresql"
-if ! [ -x "$here/python/.venv/bin/python" ] || ! [ -f "$here/typescript/dist/server.js" ]; then
+if ! [ -x "$here/python/.venv/bin/python" ] || ! [ -f "$here/typescript/dist/server.js" ] ||
+    ! [ -x "$here/go/pagamentos" ] || ! [ -f "$here/java/classes/Servidor.class" ]; then
     fail "the servers are not installed: run servers/setup.sh first"
 fi
 
@@ -120,7 +122,7 @@ smoke() {
         echo "same key, another valor: $status_other $(cat "$tmp/$name.other")"
     fi
     case $name in
-        python | typescript)
+        python | typescript | go | java)
             verdict="unexpected: wanted 1 payment, 20 identical 201s, the reordered body replayed, 422"
             [ "$rc" = 0 ] && [ "$count" = 1 ] && [ "$status_replay" = 201 ] && [ "$same" != differs ] &&
                 [ "$status_other" = 422 ] && verdict="as expected: 1 payment for 1 key"
@@ -129,9 +131,9 @@ smoke() {
             verdict="unexpected: wanted more than 1 payment"
             [ "$count" -gt 1 ] && verdict="as expected: $count payments for 1 key (check, then write)"
             ;;
-        typescript-wrong)
+        typescript-wrong | go-wrong | java-wrong)
             verdict="unexpected: wanted requests left unanswered (the pool deadlock)"
-            [ "$rc" = 3 ] && verdict="as expected: the burst hung (pool.query while holding a connection)"
+            [ "$rc" = 3 ] && verdict="as expected: the burst hung (a second connection asked for while holding one)"
             ;;
     esac
     kill "$pid"
@@ -142,8 +144,8 @@ smoke() {
 
 for name in "${servers[@]}"; do
     case $name in
-        python | python-wrong | typescript | typescript-wrong) smoke "$name" ;;
-        *) fail "unknown server $name: python, python-wrong, typescript or typescript-wrong" ;;
+        python | python-wrong | typescript | typescript-wrong | go | go-wrong | java | java-wrong) smoke "$name" ;;
+        *) fail "unknown server $name: python, typescript, go or java, each with or without -wrong" ;;
     esac
 done
 echo

@@ -6,7 +6,7 @@
 # AUTORIZACAO_MS (what the simulated card authorisation takes, default 20).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: servers/start.sh python|python-wrong|typescript|typescript-wrong PORT DATABASE_URL"
+usage="usage: servers/start.sh python|python-wrong|typescript|typescript-wrong|go|go-wrong|java|java-wrong PORT DATABASE_URL"
 
 if [ $# -ne 3 ] || ! [[ $2 =~ ^[0-9]{1,5}$ ]] || [ "$2" -lt 1 ] || [ "$2" -gt 65535 ] || [ -z "$3" ]; then
     echo "$usage" >&2
@@ -29,6 +29,24 @@ case $name in
         variant=idempotente
         [ "$name" = typescript-wrong ] && variant=pool-query
         exec node "$server" "$variant"
+        ;;
+    go | go-wrong)
+        server=$here/go/pagamentos
+        [ -x "$server" ] || { echo "start.sh: $server is missing: run servers/setup.sh first" >&2; exit 1; }
+        variant=idempotente
+        [ "$name" = go-wrong ] && variant=antes-do-rollback
+        exec "$server" "$variant"
+        ;;
+    java | java-wrong)
+        classes=$here/java/classes
+        [ -f "$classes/Servidor.class" ] || { echo "start.sh: $classes is missing: run servers/setup.sh first" >&2; exit 1; }
+        variant=idempotente
+        [ "$name" = java-wrong ] && variant=segunda-conexao
+        # The jars of Debian's packages (servers/java/classpath, read by setup.sh too);
+        # HikariCP logs through slf4j-simple, its warnings only.
+        exec java -cp "$classes:$(paste -sd: "$here/java/classpath")" \
+            -Dpagamentos.schema="$here/schema.sql" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+            Servidor "$variant"
         ;;
     *)
         echo "$usage" >&2

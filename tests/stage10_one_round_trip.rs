@@ -247,6 +247,64 @@ async fn a_later_retry_returns_the_same_body() {
 }
 // ANCHOR_END: replay
 
+// ANCHOR: answered_key
+#[tokio::test]
+async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_payment_id() {
+    let db = TestDb::create(reference_schema()).await;
+    let relay = WireRelay::start(db.options()).await;
+    let pool = relay.pool(PoolSize::of(1));
+    let first = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the first request pays");
+    let paid_id = db.count("SELECT id FROM payments").await;
+
+    // The key is committed: a retry, then the same key with another amount.
+    relay.take();
+    let retry = create_payment(&pool, "key-1", &body(1, 100))
+        .await
+        .expect("the retry is answered");
+    let retry_wire = relay.take();
+    let other = create_payment(&pool, "key-1", &body(1, 999))
+        .await
+        .expect("the other amount is answered");
+    let other_wire = relay.take();
+    let next = create_payment(&pool, "key-2", &body(2, 100))
+        .await
+        .expect("a new key pays");
+
+    assert_eq!(
+        (&retry, &other),
+        (&first, &Reply::key_reused()),
+        "a key answered before: the retry replays the 201, another amount gets 422"
+    );
+    harness::observe(
+        "stage10.answered_key",
+        &serde_json::json!({
+            "statements": retry_wire.executes,
+            "statements_other_body": other_wire.executes,
+            "ids_taken": db.count("SELECT last_value FROM payments_id_seq").await - paid_id - 1,
+        }),
+    );
+    for (what, wire) in [("the retry", &retry_wire), ("another amount", &other_wire)] {
+        assert_eq!(
+            wire.executes, 1,
+            "{what} of a key committed before the request began must be answered by the \
+             statement itself, from the key row its snapshot shows: one statement, not a \
+             second one to read the answer. On the wire: {wire}. Run `cargo workbook hint 10`."
+        );
+    }
+    assert_eq!(
+        next.payment_id(),
+        Some((paid_id + 1).to_string().as_str()),
+        "the retry and the 422 took ids from the payments' sequence: the next payment got \
+         {:?} after {paid_id}. For a key already answered, the statement must not reach \
+         `nextval`: nothing is paid, so no id is spent. Run `cargo workbook hint 10`.",
+        next.payment_id()
+    );
+    assert_eq!(db.payment_count().await, 2, "key-1's payment and key-2's");
+}
+// ANCHOR_END: answered_key
+
 #[tokio::test]
 async fn the_same_key_with_another_amount_is_refused_with_422() {
     let db = TestDb::create(reference_schema()).await;

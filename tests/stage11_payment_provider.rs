@@ -553,3 +553,276 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
     assert_eq!(s.charges(), 6, "five slow payments and the other key's");
 }
 // ANCHOR_END: slow_provider
+
+// ANCHOR: fencing
+#[tokio::test]
+async fn a_request_that_was_taken_over_writes_nothing() {
+    let s = setup(PoolSize::of(5)).await;
+    let hash = stage4_hash(BODY);
+    let reserve = || stage11::reserve(&s.app, A, "order-1", &hash);
+    let Some(first) = reserve().await.expect("the first reservation") else {
+        panic!("a new key must be reserved (a row comes back)");
+    };
+    // The first request stalls past its lease; a retry takes the key over.
+    s.expire_leases().await;
+    let Some(second) = reserve().await.expect("the takeover") else {
+        panic!("a key whose lease expired must be taken over (a row comes back)");
+    };
+    assert_ne!(
+        first.lease, second.lease,
+        "a takeover must give the key a new lease number (bump `lease` in the DO UPDATE): \
+         it is the fencing token that tells the stalled request the key is no longer its own"
+    );
+
+    // The stalled request wakes up, and tries each write it could still make.
+    let released = stage11::release(&s.app.pool, A, "order-1", first.lease).await;
+    released.expect("release runs");
+    let duplicate = reserve().await.expect("a duplicate's reservation");
+    assert_eq!(
+        duplicate, None,
+        "the stalled request's release ended the lease of the request that took the key \
+         over: a duplicate then took it over too, while that request was alive. Every write \
+         after the reservation must name its lease (`AND lease = $n`) and change nothing \
+         when the lease is no longer its own."
+    );
+    let recorded = stage11::record_charge(&s.app.pool, A, "order-1", first.lease, "ch_stale")
+        .await
+        .expect("record_charge runs");
+    assert!(
+        !recorded,
+        "the stalled request recorded a charge on a key it no longer holds"
+    );
+    assert_eq!(
+        s.db.count(
+            "SELECT count(*) FROM idempotency_keys
+             WHERE recovery_point = 'started' AND charge_id IS NULL"
+        )
+        .await,
+        1,
+        "the key must be as the request that took it over left it"
+    );
+}
+// ANCHOR_END: fencing
+
+fn stage4_hash(body: &str) -> String {
+    stage4::request_hash(body).expect("the test's body is a payment")
+}
+
+// ANCHOR: taken_over_release
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_the_key() {
+    let s = setup(PoolSize::of(5)).await;
+    // The first request's call is stuck on its way to the provider.
+    s.provider.inject([ProviderFault::HoldBeforeCharging]);
+    let first = spawn_payment(&s.app);
+    s.provider.wait_until_held(1).await;
+    // Its lease runs out; the client's retry takes the key over, and the
+    // provider charges it, its answer on the way.
+    s.expire_leases().await;
+    s.provider.inject([ProviderFault::AnswerLate]);
+    let second = spawn_payment(&s.app);
+    s.provider.wait_until_held_by(2, &second).await;
+    // The first call fails at last: the first request answers 502 and releases.
+    s.provider.drop_first_held();
+    let first = within(BOUND, "the first request", first)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
+    assert_eq!(first.reply.status, 502, "{first:?}");
+
+    let duplicate = pay(&s.app, A, "order-1", BODY).await;
+    harness::observe(
+        "stage11.taken_over_release",
+        &serde_json::json!({ "duplicate": duplicate.reply.status }),
+    );
+    assert_eq!(
+        duplicate.reply.status, 409,
+        "the request that took the key over is still waiting for the provider's answer, and \
+         its lease is live; yet a duplicate got {:?}. The first request's release ended the \
+         new owner's lease: `release` must name its lease (`AND lease = $n`).",
+        duplicate.reply
+    );
+    s.provider.release_held();
+    let second = within(BOUND, "the request that took the key over", second)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| panic!("the request that took the key over failed: {e}"));
+    assert_eq!(second.reply.status, 201, "{second:?}");
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert_eq!(s.db.payment_count().await, 1);
+}
+// ANCHOR_END: taken_over_release
+
+fn spawn_payment(app: &App) -> tokio::task::JoinHandle<Result<Answer, PaymentError>> {
+    let app = app.clone();
+    tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await })
+}
+
+/// What the provider keeps as its answer for the key.
+#[derive(Debug, Clone, Copy)]
+enum SavedRefusal {
+    /// A declined card (402), saved at once.
+    Decline,
+    /// An error inside the provider (500), saved: the first answer does not say
+    /// it is final, the replay does.
+    Error,
+}
+
+// ANCHOR: saved_refusal
+#[rstest]
+#[case::a_declined_card(SavedRefusal::Decline, ProviderFault::Decline, 1)]
+#[case::a_saved_error(SavedRefusal::Error, ProviderFault::FailWhileCharging, 2)]
+#[tokio::test]
+async fn a_refusal_the_provider_keeps_is_the_keys_final_answer(
+    #[case] refusal: SavedRefusal,
+    #[case] fault: ProviderFault,
+    #[case] provider_calls: usize,
+) {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider.inject([fault]);
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        answers.push(pay(&s.app, A, "order-1", BODY).await);
+    }
+    let statuses: Vec<u16> = answers.iter().map(|a| a.reply.status).collect();
+    harness::observe(
+        &format!("stage11.saved_refusal.{refusal:?}"),
+        &serde_json::json!({
+            "statuses": statuses,
+            "last": statuses.last(),
+            "provider_calls": s.provider.requests().len(),
+        }),
+    );
+    let expected = match refusal {
+        SavedRefusal::Decline => [402, 402, 402],
+        SavedRefusal::Error => [502, 402, 402],
+    };
+    assert_eq!(
+        statuses, expected,
+        "the provider keeps its answer for the key and replays it to every retry: a refusal \
+         it keeps is final (stored with our key, a 402), never a 502 asking for a retry that \
+         can only get the same refusal. (A 409 after the first 502 means the retry did not \
+         take over the key the failed request released: see `reserve`.) {answers:?}"
+    );
+    let last = answers.last().expect("three answers");
+    assert_eq!(
+        (&last.reply, last.replayed),
+        (&answers[answers.len() - 2].reply, true),
+        "the final answer is stored with the key and replayed"
+    );
+    assert_eq!(
+        s.provider.requests().len(),
+        provider_calls,
+        "once the refusal is stored, retries replay it without asking the provider"
+    );
+    assert_eq!(s.charges(), 0, "nothing was charged");
+    assert_eq!(s.db.payment_count().await, 0, "and no payment was written");
+}
+// ANCHOR_END: saved_refusal
+
+// ANCHOR: provider_409
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_charges_once() {
+    let s = setup(PoolSize::of(5)).await;
+    // The first request's charge is executing at the provider, slowly.
+    s.provider.inject([ProviderFault::HoldWhileCharging]);
+    let first = spawn_payment(&s.app);
+    s.provider.wait_until_held(1).await;
+    // Its lease runs out; the client's retry takes the key over and asks the
+    // provider with the same key while the first charge still runs.
+    s.expire_leases().await;
+    let second = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        s.provider.requests().len(),
+        2,
+        "the retry, once the first request's lease expired, must take the key over and ask \
+         the provider again (see `reserve`); it answered {:?} without calling it",
+        second.reply
+    );
+    assert_eq!(
+        second.reply,
+        Reply::in_flight(),
+        "the provider answered 409 (a request with this key is executing there, nothing \
+         saved): the payment is in flight, so answer 409, not 502"
+    );
+    s.provider.release_held();
+    let first = within(BOUND, "the first request", first)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
+    assert_eq!(
+        first.reply,
+        Reply::in_flight(),
+        "the first request was taken over: it records nothing, and answers from the key"
+    );
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (retry.reply.status, retry.replayed),
+        (201, false),
+        "{retry:?}"
+    );
+    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert_eq!(s.db.payment_count().await, 1);
+}
+// ANCHOR_END: provider_409
+
+// ANCHOR: reaper
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
+    let s = setup(PoolSize::of(5)).await;
+    let done = pay(&s.app, A, "order-2", r#"{"orderId":2,"amount":100}"#).await;
+    assert_eq!(done.reply.status, 201, "{done:?}");
+    // A request dies after recording its charge, and no retry comes for days.
+    crashed_request(&s, DiesAfter::ChargeRecorded).await;
+    s.expire_leases().await;
+    s.db.execute("UPDATE idempotency_keys SET created_at = now() - interval '2 days'")
+        .await;
+
+    let reaped = within(
+        BOUND,
+        "the reaper",
+        stage11::reap(&s.app.pool, &s.app.config),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("the reaper failed: {e}"));
+    harness::observe(
+        "stage11.reaper",
+        &serde_json::json!({
+            "deleted": reaped.deleted,
+            "stranded": reaped.stranded.len(),
+        }),
+    );
+    assert_eq!(
+        s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'charged'")
+            .await,
+        1,
+        "the reaper deleted a `charged` key: its charge exists, and the key is the only \
+         record of it. Delete finished keys by age; an unfinished key is for reconciliation"
+    );
+    assert_eq!(
+        reaped.deleted, 1,
+        "the old finished key is deleted: {reaped:?}"
+    );
+    let keys: Vec<_> = reaped.stranded.iter().map(|k| k.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        ["order-1"],
+        "the charged key past its lease is listed for reconciliation"
+    );
+
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (retry.reply.status, retry.replayed),
+        (201, false),
+        "the kept `charged` key, its lease long expired, must be taken over by the retry and \
+         finished: {retry:?}"
+    );
+    assert_eq!(s.charges(), 2, "the old finished payment's and this one's");
+    assert_eq!(
+        s.provider.requests().len(),
+        2,
+        "the retry resumed from `charged`: it did not ask the provider again"
+    );
+    assert_eq!(s.db.payment_count().await, 2);
+}
+// ANCHOR_END: reaper

@@ -64,6 +64,7 @@ def autorizar_no_cartao() -> None:
     time.sleep(AUTORIZACAO_MS / 1000)
 
 
+# ANCHOR: criar_pagamento
 def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Resultado:
     """Pay once per key; every repetition gets the first answer again."""
     hash_corpo = hash_do_corpo(corpo)
@@ -82,6 +83,7 @@ def criar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> Res
     # one is what hung the article's first TypeScript version under load.
     linha = buscar_chave(conexao, chave)
     return resposta_guardada(linha, hash_corpo)
+    # ANCHOR_END: criar_pagamento
 
 
 def gravar_pagamento(conexao: psycopg.Connection, chave: str, corpo: dict) -> dict:

@@ -9,6 +9,11 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(feature = "serve")]
+pub use serve::{HEADER_READ_TIMEOUT, serve, serve_with};
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -131,6 +136,14 @@ impl Reply {
         }
     }
 
+    /// The seconds a client should wait before it retries with the same key, for
+    /// the answers that ask for such a retry: 409 (a request with this key is in
+    /// flight) and 502 (the provider did not confirm). Sent as `Retry-After`
+    /// (RFC 9110, 10.2.3), which stage 7's client honours.
+    pub fn retry_after(&self) -> Option<u32> {
+        matches!(self.status, 409 | 502).then_some(RETRY_AFTER_SECONDS)
+    }
+
     /// The status as the `INT` the table stores.
     pub fn status_code(&self) -> i32 {
         i32::from(self.status)
@@ -141,6 +154,10 @@ impl Reply {
         self.body.get("id").and_then(Value::as_str)
     }
 }
+
+/// How long a client is asked to wait before retrying a 409 or a 502
+/// ([`Reply::retry_after`]): a request in flight usually ends within it.
+pub const RETRY_AFTER_SECONDS: u32 = 1;
 
 /// Longer `Idempotency-Key`s are refused: a key is an identifier, not a payload.
 pub const MAX_KEY_LENGTH: usize = 255;
@@ -268,6 +285,20 @@ impl RaceWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_answers_that_ask_for_a_retry_say_when() {
+        let provider_failed = problem(502, "provider-failed", "t", "d");
+        assert_eq!(Reply::in_flight().retry_after(), Some(RETRY_AFTER_SECONDS));
+        assert_eq!(provider_failed.retry_after(), Some(RETRY_AFTER_SECONDS));
+        let request = PaymentRequest {
+            order_id: 1,
+            amount: 100,
+        };
+        for final_answer in [Reply::created(1, &request), Reply::key_reused()] {
+            assert_eq!(final_answer.retry_after(), None, "{final_answer:?}");
+        }
+    }
 
     #[test]
     fn a_body_with_a_non_positive_amount_is_invalid() {

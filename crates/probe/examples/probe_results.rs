@@ -1,7 +1,9 @@
 //! The book's table of probe results: every check, run against stage 6's model
 //! answer and the wrong shapes (crates/probe/tests/server), and with
-//! `--with-servers` against the Python and TypeScript servers of servers/ (which
-//! need servers/setup.sh), one row each, each on a database of its own.
+//! `--with-servers` against the Python, TypeScript, Go and Java servers of servers/ (which
+//! need servers/setup.sh), one row each, each on a database of its own. With the
+//! servers, the article's two tables too (article/languages.rs), in languages.md
+//! beside the file that `--write` and `--check` name.
 //!
 //!     cargo run -q -p idempotency-probe --example probe_results -- --with-servers   # print it
 //!     ... -- --with-servers --write book/src/generated/probe-results.md             # rewrite it
@@ -11,8 +13,13 @@
 //! `--check` compares the table only. The figures under it (the burst's answers and
 //! payments, the time) vary from run to run.
 
+// The shapes the book's table does not show are the tests'.
+#[allow(dead_code)]
 #[path = "../tests/server/mod.rs"]
 mod server;
+
+#[path = "article/languages.rs"]
+mod languages;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,16 +28,20 @@ use std::time::Duration;
 use harness::{PoolSize, TestDb, reference_schema};
 use probe::{CheckId, Options, Report, Verdict};
 use server::external::{ExternalServer, article_api, article_schema, missing_setup, servers_dir};
-use server::{Shape, serve, serve_shape};
+use server::{Shape, serve, serve_instances, serve_shape};
 
 /// The bound of every request: deadlocked requests are given up on after this
-/// (short, for a short run; their pools would wait 30 s).
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+/// (short, for a short run; their pools would wait 30 s; not 2 s: a JVM just started,
+/// on a machine busy with other work, once answered none of a correct burst within 2 s).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// A row of the table: what was probed.
 enum Subject {
     ModelAnswer,
     Wrong(Shape),
+    /// A wrong shape served as this many instances over one database, the probe
+    /// spreading its bursts across them.
+    Instances(Shape, usize),
     /// A server of servers/, by the name servers/start.sh takes.
     External(&'static str),
 }
@@ -53,6 +64,14 @@ const ROWS: &[(&str, Subject)] = &[
         "Rust: the stored answer read through the pool inside the transaction, pool of 10 (stage 5)",
         Subject::Wrong(Shape::ReadsThroughThePool { pool: 10 }),
     ),
+    (
+        "Rust: the key guarded by a lock in memory, one instance",
+        Subject::Instances(Shape::InProcessLock, 1),
+    ),
+    (
+        "Rust: the key guarded by a lock in memory, two instances",
+        Subject::Instances(Shape::InProcessLock, 2),
+    ),
 ];
 
 /// The other languages' servers (servers/README.md), after the Rust rows.
@@ -61,7 +80,15 @@ const SERVERS: &[(&str, Subject)] = &[
     ("Python, wrong", Subject::External("python-wrong")),
     ("TypeScript", Subject::External("typescript")),
     ("TypeScript, wrong", Subject::External("typescript-wrong")),
+    ("Go", Subject::External("go")),
+    ("Go, wrong", Subject::External("go-wrong")),
+    ("Java", Subject::External("java")),
+    ("Java, wrong", Subject::External("java-wrong")),
 ];
+
+/// The article's two tables (languages.rs), beside the probe's table: `--write` and
+/// `--check` of probe-results.md write and check this file of the same folder too.
+const LANGUAGES_FILE: &str = "languages.md";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,48 +110,103 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let table = match runtime.block_on(table(with_servers)) {
-        Ok(table) => table,
+    let files = match runtime.block_on(files(with_servers)) {
+        Ok(files) => files,
         Err(why) => {
             eprintln!("probe_results: {why}");
             return ExitCode::FAILURE;
         }
     };
+    // The probe's table at the path given, the languages' tables beside it.
+    let paths = |path: PathBuf| {
+        let beside = path.with_file_name(LANGUAGES_FILE);
+        files.iter().zip([path, beside])
+    };
     if let Some(path) = file_after("--check") {
-        let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        let (committed, fresh) = (table_rows(&committed), table_rows(&table));
-        if committed == fresh {
-            println!("{} is current ({} table rows)", path.display(), fresh.len());
-            return ExitCode::SUCCESS;
+        let mut stale = false;
+        for (fresh, path) in paths(path) {
+            stale |= !is_current(&path, fresh);
         }
-        eprintln!(
-            "{} is stale; `just probe-results` rewrites it.",
-            path.display()
-        );
-        let blank = [""].into_iter().cycle();
-        for (old, new) in committed
-            .iter()
-            .copied()
-            .chain(blank.clone())
-            .zip(fresh.iter().copied().chain(blank))
-            .take(committed.len().max(fresh.len()))
-        {
-            if old != new {
-                eprintln!("  committed: {old}\n  this run:  {new}");
-            }
-        }
-        return ExitCode::FAILURE;
+        return if stale {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     if let Some(path) = file_after("--write") {
-        if let Err(e) = std::fs::write(&path, &table) {
-            eprintln!("cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
+        for (fresh, path) in paths(path) {
+            if let Err(e) = std::fs::write(&path, fresh) {
+                eprintln!("cannot write {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            println!("wrote {}", path.display());
         }
-        println!("wrote {}", path.display());
         return ExitCode::SUCCESS;
     }
-    print!("{table}");
+    for file in &files {
+        print!("{file}");
+    }
     ExitCode::SUCCESS
+}
+
+/// Whether the committed file at `path` has the same table rows as `fresh`; if not,
+/// says so with the rows that differ.
+fn is_current(path: &std::path::Path, fresh: &str) -> bool {
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    let (committed, fresh) = (table_rows(&committed), table_rows(fresh));
+    if committed == fresh {
+        println!("{} is current ({} table rows)", path.display(), fresh.len());
+        return true;
+    }
+    eprintln!(
+        "{} is stale; `just probe-results` rewrites it.",
+        path.display()
+    );
+    let blank = [""].into_iter().cycle();
+    for (old, new) in committed
+        .iter()
+        .copied()
+        .chain(blank.clone())
+        .zip(fresh.iter().copied().chain(blank))
+        .take(committed.len().max(fresh.len()))
+    {
+        if old != new {
+            eprintln!("  committed: {old}\n  this run:  {new}");
+        }
+    }
+    false
+}
+
+/// The probe's table; with the servers, the article's tables too (languages.rs),
+/// from the same probe runs and the variant's long bursts.
+async fn files(with_servers: bool) -> Result<Vec<String>, String> {
+    let mut reports = Vec::new();
+    let probe_table = table(with_servers, &mut reports).await?;
+    if !with_servers {
+        return Ok(vec![probe_table]);
+    }
+    // The variants' bursts wait up to 40 s each: after the probes (which they would
+    // slow down), beside one another. Their servers start one after another first: a
+    // JVM starting takes both cores for a second, and a burst beside it could arrive
+    // spread out enough to miss the deadlock.
+    let mut variants = Vec::new();
+    for language in languages::LANGUAGES {
+        if let Some((name, _)) = &language.second_connection {
+            variants.push((*name, languages::Variant::start(name).await?));
+        }
+    }
+    let running: Vec<_> = variants
+        .into_iter()
+        .map(|(name, variant)| (name, tokio::spawn(variant.burst())))
+        .collect();
+    let mut bursts = Vec::new();
+    for (name, burst) in running {
+        let burst = burst
+            .await
+            .map_err(|e| format!("the variant burst of {name} failed: {e}"))??;
+        bursts.push((name, burst));
+    }
+    Ok(vec![probe_table, languages::tables(&reports, &bursts)?])
 }
 
 /// The lines `--check` compares: the table's, which hold only verdicts. The
@@ -133,7 +215,11 @@ fn table_rows(text: &str) -> Vec<&str> {
     text.lines().filter(|line| line.starts_with('|')).collect()
 }
 
-async fn table(with_servers: bool) -> Result<String, String> {
+/// The probe's table; the reports of the servers of servers/ go into `reports`.
+async fn table(
+    with_servers: bool,
+    reports: &mut Vec<(&'static str, Report)>,
+) -> Result<String, String> {
     let mut out = String::from(
         "<!-- Generated by `just probe-results` (crates/probe/examples/probe_results.rs)\n     \
          from a run of the probe against each server. Do not edit; `just book-check` checks\n     \
@@ -151,7 +237,7 @@ async fn table(with_servers: bool) -> Result<String, String> {
     for (name, subject) in rows {
         let report = probe(subject).await?;
         out.push_str(&format!("| {name} |"));
-        for id in CheckId::ALL {
+        for &id in CheckId::ALL {
             let cell = match report.check(id).map(|c| c.verdict) {
                 Some(Verdict::Fail) => "**fail**",
                 Some(Verdict::Warn) => "warn",
@@ -162,6 +248,9 @@ async fn table(with_servers: bool) -> Result<String, String> {
         }
         out.push('\n');
         figures.push(format!("- {name}: {}", burst_figures(&report)));
+        if let Subject::External(server) = subject {
+            reports.push((server, report));
+        }
     }
     out.push_str(&format!(
         "\nFigures that vary from run to run, from the run that wrote this page: the burst's \
@@ -181,10 +270,12 @@ fn burst_figures(report: &Report) -> String {
         .check(CheckId::Burst)
         .map(|c| c.evidence.as_slice())
         .unwrap_or_default();
-    // "20 requests, key …, heads first then every body at once: 201 ×20 in 34 ms"
+    // "20 requests, key …, heads first then every body at once[, spread across 2
+    // instances]: 201 ×20 in 34 ms"
     let answers = evidence
         .first()
-        .and_then(|line| line.split_once(" at once: "))
+        .and_then(|line| line.split_once(" at once"))
+        .and_then(|(_, rest)| rest.split_once(": "))
         .map(|(_, rest)| rest.rsplit_once(" in ").map_or(rest, |(tally, _)| tally))
         .unwrap_or("not run");
     // "effects: 10 created (expected 1)"
@@ -220,6 +311,11 @@ async fn probe(subject: &Subject) -> Result<Report, String> {
         Subject::Wrong(shape) => {
             let addr = serve_shape(&db, *shape).await;
             Options::new(format!("http://{addr}"))
+                .counting(db.url(), "select count(*) from payments")
+        }
+        Subject::Instances(shape, instances) => {
+            let addrs = serve_instances(&db, *shape, *instances).await;
+            Options::across(addrs.iter().map(|a| format!("http://{a}")).collect())
                 .counting(db.url(), "select count(*) from payments")
         }
         Subject::External(name) => {

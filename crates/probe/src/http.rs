@@ -15,17 +15,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Barrier;
 
-/// Where requests go: the address to connect to, and what the `Host` header says.
+/// Where requests go: the address to connect to, what the `Host` header says,
+/// and the base path every request's path is appended to.
 #[derive(Debug, Clone)]
 pub struct Target {
     pub addr: SocketAddr,
     pub host: String,
+    /// Without a trailing slash; empty for none.
+    pub base_path: String,
 }
 
 /// One request, ready to be written.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub method: String,
+    /// Appended to the target's base path.
     pub path: String,
     /// Every header but `host`, `content-length` and `connection`, which are added.
     pub headers: Vec<(String, String)>,
@@ -70,11 +74,12 @@ impl Answer {
     }
 }
 
-/// Text cut to `max` characters, with an ellipsis when cut.
+/// Text on one line (every run of whitespace one space), cut to `max`
+/// characters, with an ellipsis when cut: an HTML page is one line of evidence.
 pub fn excerpt(text: &str, max: usize) -> String {
-    let text = text.trim();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() <= max {
-        return text.to_owned();
+        return text;
     }
     let cut: String = text.chars().take(max).collect();
     format!("{cut}…")
@@ -108,8 +113,9 @@ async fn open(target: &Target, request: &Request) -> Result<Opened, NoAnswer> {
         .map_err(|e| NoAnswer::Connect(e.to_string()))?;
     let _ = stream.set_nodelay(true);
     let mut head = format!(
-        "{} {} HTTP/1.1\r\nhost: {}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        "{} {}{} HTTP/1.1\r\nhost: {}\r\ncontent-length: {}\r\nconnection: close\r\n",
         request.method,
+        target.base_path,
         request.path,
         target.host,
         request.body.len()
@@ -172,19 +178,19 @@ pub async fn send(target: &Target, request: &Request, bound: Duration) -> Result
         .unwrap_or(Err(NoAnswer::Timeout(bound)))
 }
 
-/// Sends every request together: each connects and sends its head, then waits
-/// until all have; then every body goes at once. Each request is bounded by
-/// `bound` from its start. The answers come back in the order of `requests`.
+/// Sends every request to its target together: each connects and sends its
+/// head, then waits until all have; then every body goes at once, whichever
+/// instance it goes to. Each request is bounded by `bound` from its start. The
+/// answers come back in the order of `requests`.
 pub async fn send_together(
-    target: &Target,
-    requests: Vec<Request>,
+    requests: Vec<(Target, Request)>,
     bound: Duration,
 ) -> Vec<Result<Answer, NoAnswer>> {
     let all_opened = Arc::new(Barrier::new(requests.len()));
     let tasks: Vec<_> = requests
         .into_iter()
-        .map(|request| {
-            let (target, all_opened) = (target.clone(), all_opened.clone());
+        .map(|(target, request)| {
+            let all_opened = all_opened.clone();
             tokio::spawn(async move {
                 let exchange = async {
                     let opened = open(&target, &request).await;
@@ -290,6 +296,15 @@ mod tests {
         let answer = parse_answer(raw).expect("a valid answer");
         assert_eq!(answer.body, b"{}");
         assert_eq!(answer.media_type(), "application/problem+json");
+    }
+
+    #[test]
+    fn an_html_page_is_one_line_of_evidence() {
+        let page = "<html>\n  <head><title>413 Request Entity Too Large</title></head>\n\n<body>\n</body></html>\n";
+        assert_eq!(
+            excerpt(page, 60),
+            "<html> <head><title>413 Request Entity Too Large</title></he…"
+        );
     }
 
     #[test]

@@ -10,9 +10,15 @@
 //! With a database URL and a counting query, every check also counts the effects
 //! (rows created), which is the only proof that a retry did not pay twice.
 //!
-//! `workbook probe URL` is the command line; [`run`] is what it calls.
+//! Given several URLs (instances of one API over one database), it spreads each
+//! burst across them and sends each retry to another instance than its first
+//! request: a key guarded in one process's memory is caught there.
+//!
+//! `idempotency-probe URL...` and `workbook probe URL...` are the command line
+//! ([`cli`]); [`run`] is what they call.
 
 mod checks;
+pub mod cli;
 mod effects;
 mod http;
 mod options;
@@ -22,9 +28,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use checks::CheckId;
+pub use checks::{CHECKS, Check, CheckId, Expected};
 pub use http::{Answer, NoAnswer, Target};
-pub use options::{Options, ParsedUrl, parse_url};
+pub use options::{Options, ParsedUrl, defaults, parse_url};
 pub use report::{markdown, table};
 
 /// What a check concluded.
@@ -157,6 +163,12 @@ pub enum ProbeError {
     Options(String),
     #[error("the effect count failed ({0}): check --database-url and --count-sql")]
     Count(String),
+    #[error(
+        "this probe was built without PostgreSQL, so it cannot count effects: install it with \
+         `cargo install --locked --path crates/probe --features postgres`, or leave out \
+         --database-url and --count-sql"
+    )]
+    NoCounting,
 }
 
 /// Runs every check of `options` against its URL, one after the other.

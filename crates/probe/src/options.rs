@@ -4,11 +4,29 @@ use std::time::Duration;
 
 use crate::ProbeError;
 
+/// The defaults: the workbook's API. [`Options::new`] and the command line's
+/// flags both take them from here.
+pub mod defaults {
+    pub const PATH: &str = "/payments";
+    pub const METHOD: &str = "POST";
+    pub const KEY_HEADER: &str = "Idempotency-Key";
+    pub const BODY: &str = r#"{"orderId": {n}, "amount": 100}"#;
+    pub const OTHER_BODY: &str = r#"{"orderId": {n}, "amount": 999}"#;
+    pub const ID_POINTER: &str = "/id";
+    pub const BURST: usize = 20;
+    pub const HANG_BURSTS: [usize; 2] = [20, 50];
+    pub const TIMEOUT_MS: u64 = 5000;
+    pub const LONG_KEY_LENGTH: usize = 1000;
+    pub const BIG_BODY_BYTES: usize = 3 * 1024 * 1024;
+}
+
 /// The probe's configuration; [`Options::new`] gives the workbook's defaults.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// `http://host:port`, optionally with a base path.
-    pub url: String,
+    /// `http://host:port`, optionally with a base path: one per instance of the
+    /// API (one database behind them all). Bursts are spread across them round
+    /// robin, and one request after another goes to the next.
+    pub urls: Vec<String>,
     /// Appended to the URL's path: the route that creates.
     pub path: String,
     pub method: String,
@@ -45,20 +63,25 @@ pub struct Options {
 impl Options {
     /// The workbook's API at `url`: `POST /payments`, `{"orderId": N, "amount": 100}`.
     pub fn new(url: impl Into<String>) -> Self {
+        Self::across(vec![url.into()])
+    }
+
+    /// The workbook's API served by several instances, one URL each.
+    pub fn across(urls: Vec<String>) -> Self {
         Self {
-            url: url.into(),
-            path: "/payments".to_owned(),
-            method: "POST".to_owned(),
-            key_header: "Idempotency-Key".to_owned(),
-            body: r#"{"orderId": {n}, "amount": 100}"#.to_owned(),
-            other_body: r#"{"orderId": {n}, "amount": 999}"#.to_owned(),
-            id_pointer: "/id".to_owned(),
+            urls,
+            path: defaults::PATH.to_owned(),
+            method: defaults::METHOD.to_owned(),
+            key_header: defaults::KEY_HEADER.to_owned(),
+            body: defaults::BODY.to_owned(),
+            other_body: defaults::OTHER_BODY.to_owned(),
+            id_pointer: defaults::ID_POINTER.to_owned(),
             headers: Vec::new(),
-            burst: 20,
-            hang_bursts: vec![20, 50],
-            timeout: Duration::from_secs(5),
-            long_key_length: 1000,
-            big_body_bytes: 3 * 1024 * 1024,
+            burst: defaults::BURST,
+            hang_bursts: defaults::HANG_BURSTS.to_vec(),
+            timeout: Duration::from_millis(defaults::TIMEOUT_MS),
+            long_key_length: defaults::LONG_KEY_LENGTH,
+            big_body_bytes: defaults::BIG_BODY_BYTES,
             database_url: None,
             count_sql: None,
             allow_remote: false,
@@ -80,6 +103,9 @@ impl Options {
     /// Checks the options that a run would otherwise trip on halfway.
     pub fn validate(&self) -> Result<(), ProbeError> {
         let bad = |why: String| Err(ProbeError::Options(why));
+        if self.urls.is_empty() {
+            return bad("no URL: give the server's, e.g. http://127.0.0.1:8080".to_owned());
+        }
         if !self.body.contains("{n}") {
             return bad(format!(
                 "--body {:?} has no {{n}}: each scenario needs a body of its own (e.g. {{\"orderId\": {{n}}, \"amount\": 100}})",

@@ -348,5 +348,19 @@ fn print_goals(servers: &[Server], all: &[Measured]) {
                 spread(&cte.ratio, 2)
             );
         }
+        // A replay writes nothing: it should never cost more than a new payment.
+        if let Some(replays) = measured.routes.get(4) {
+            let replay_vs_new: Vec<f64> = replays
+                .ratio
+                .iter()
+                .zip(&route.ratio)
+                .map(|(replay, new)| replay / new)
+                .collect();
+            println!(
+                "  One hot key (every request a replay) at {} of a new key per request, same \
+                 route, same run.",
+                spread(&replay_vs_new, 2)
+            );
+        }
     }
 }

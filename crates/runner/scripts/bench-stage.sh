@@ -10,6 +10,10 @@
 # included; the two overlap when the last build is still current). Prints min,
 # median and max last, with the machine's load: figures from a busy machine are
 # not figures of the workbook.
+#
+# BENCH_BACKENDS="local container" compares the harness's servers in the same run:
+# each run is taken once per backend (WORKBOOK_DB), one after the other, so that
+# the machine's load falls on both alike; the summary has a line per backend.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 n=${1:-1}
@@ -28,24 +32,36 @@ mapfile -t files < <(awk -v n="$n" '
 figures=$(mktemp -d)
 trap 'rm -rf "$figures"' EXIT
 
-"${stage[@]}" >/dev/null 2>&1 || true   # warm up: build the runner and the tests once
+# "" keeps WORKBOOK_DB as it is (the harness's own choice when unset).
+read -ra backends <<<"${BENCH_BACKENDS:-}"
+[ "${#backends[@]}" -gt 0 ] || backends=("")
+with() { if [ -n "$1" ]; then WORKBOOK_DB=$1 "${@:2}"; else "${@:2}"; fi; }
+label() { if [ -n "$1" ]; then printf '%s, ' "$1"; fi; }
+
+for backend in "${backends[@]}"; do   # warm up: build the runner and the tests once, start each server
+    with "$backend" "${stage[@]}" >/dev/null 2>&1 || true
+done
 # min / median / max of a column of numbers
 spread() { sort -n | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
 echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for mode in warm edit; do
-    : >"$figures/$mode"
+    for backend in "${backends[@]}"; do : >"$figures/$mode-$backend"; done
     for i in $(seq "$runs"); do
-        if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
-        start=$(date +%s%N)
-        out=$("${stage[@]}" 2>/dev/null || true)
-        end=$(date +%s%N)
-        wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
-        split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
-        echo "$wall" >>"$figures/$mode"
-        printf 'stage %s, %-4s run %d: %5s s to the verdict (%s)\n' "$n" "$mode" "$i" "$wall" "${split:-no verdict line}"
+        for backend in "${backends[@]}"; do
+            if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
+            start=$(date +%s%N)
+            out=$(with "$backend" "${stage[@]}" 2>/dev/null || true)
+            end=$(date +%s%N)
+            wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
+            split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
+            echo "$wall" >>"$figures/$mode-$backend"
+            printf 'stage %s, %s%-4s run %d: %5s s to the verdict (%s)\n' "$n" "$(label "$backend")" "$mode" "$i" "$wall" "${split:-no verdict line}"
+        done
     done
 done
 for mode in warm edit; do
-    printf 'stage %s, %-4s: %s (s, %d runs)\n' "$n" "$mode" "$(spread <"$figures/$mode")" "$runs"
+    for backend in "${backends[@]}"; do
+        printf 'stage %s, %s%-4s: %s (s, %d runs)\n' "$n" "$(label "$backend")" "$mode" "$(spread <"$figures/$mode-$backend")" "$runs"
+    done
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/')"

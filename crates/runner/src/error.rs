@@ -71,6 +71,11 @@ pub enum Error {
     #[error("probe: {0}")]
     Probe(String),
 
+    #[error(
+        "stage {number} serves no HTTP API; `cargo workbook api --stage N` serves stages {served}"
+    )]
+    NoApi { number: u32, served: String },
+
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
 }

@@ -125,16 +125,25 @@ enum Command {
         timeout: u64,
     },
     /// Check any HTTP API's idempotency from the outside: a burst with one key,
-    /// replays, changed bodies, bad keys and bodies, lost answers, hangs.
+    /// replays, changed bodies, bad keys and bodies, lost answers, hangs. Several
+    /// URLs: instances of one API, each burst spread across them.
     Probe(Box<commands::probe::ProbeArgs>),
-    /// Serve stage 6's POST /payments on 127.0.0.1 (your exercise; --solution for
-    /// the model answer) on the harness's PostgreSQL, until Ctrl-C.
+    /// Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise;
+    /// --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C.
     Api {
+        /// The HTTP stage whose API to serve.
+        #[arg(long, default_value_t = 6, value_name = "N")]
+        stage: u32,
         /// Serve the model answer instead of your exercise.
         #[arg(long)]
         solution: bool,
+        /// The first instance's port; 0 takes free ports (printed).
         #[arg(long, default_value_t = 8080)]
         port: u16,
+        /// How many instances, on consecutive ports, each a process of its own
+        /// over one database.
+        #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=16))]
+        instances: u16,
     },
 }
 
@@ -234,6 +243,19 @@ fn run(cli: Cli) -> Result<bool, Error> {
             },
         ),
         Command::Probe(args) => commands::probe::run(&args),
-        Command::Api { solution, port } => commands::api::run(&wb, solution, port),
+        Command::Api {
+            stage,
+            solution,
+            port,
+            instances,
+        } => commands::api::run(
+            &wb,
+            commands::api::ApiOptions {
+                stage,
+                solution,
+                port,
+                instances,
+            },
+        ),
     }
 }

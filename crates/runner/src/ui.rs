@@ -42,15 +42,25 @@ pub fn table<const N: usize>(header: [&str; N]) -> Table {
 /// Prints `table` so that no cell breaks a word: each column is at least as wide
 /// as its longest word (a column's share of the width at most).
 pub fn print_table(mut table: Table) {
+    keep_words(&mut table);
+    println!("{table}");
+}
+
+/// Sets each column's least width so that no word of the table is broken.
+fn keep_words(table: &mut Table) {
     let columns = table.column_count();
-    let share = usize::from(width()).saturating_sub(3 * columns + 1) / columns.max(1);
+    let table_width = table.width().unwrap_or_else(width);
+    // A column's width holds its content and one space of padding each side.
+    let available = usize::from(table_width).saturating_sub(columns + 1);
+    let share = available / columns.max(1);
     let mut longest = vec![0usize; columns];
-    for row in table.row_iter() {
+    let header = table.header().into_iter();
+    for row in header.chain(table.row_iter()) {
         for (i, cell) in row.cell_iter().enumerate() {
             let word = cell
                 .content()
                 .split_whitespace()
-                .map(console::measure_text_width)
+                .map(|w| console::measure_text_width(w) + 2)
                 .max()
                 .unwrap_or(0);
             if let Some(w) = longest.get_mut(i) {
@@ -58,15 +68,25 @@ pub fn print_table(mut table: Table) {
             }
         }
     }
-    for (i, word) in longest.into_iter().enumerate() {
+    // Each column its longest word, up to an even share; what the others leave
+    // goes to the columns whose words are longer, the shortest needs first.
+    let mut bounds: Vec<usize> = longest.iter().map(|w| (*w).min(share)).collect();
+    let mut spare = available.saturating_sub(bounds.iter().sum());
+    let mut needy: Vec<usize> = (0..columns).filter(|&i| longest[i] > bounds[i]).collect();
+    needy.sort_by_key(|&i| longest[i]);
+    for i in needy {
+        let extra = (longest[i] - bounds[i]).min(spare);
+        bounds[i] += extra;
+        spare -= extra;
+    }
+    for (i, bound) in bounds.into_iter().enumerate() {
         if let Some(column) = table.column_mut(i)
             && column.constraint().is_none()
-            && let Ok(word) = u16::try_from(word.min(share))
+            && let Ok(bound) = u16::try_from(bound)
         {
-            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(word)));
+            column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(bound)));
         }
     }
-    println!("{table}");
 }
 
 /// Gives column `index` at least `percent` of the table's width.
@@ -370,6 +390,27 @@ pub fn line(prompt: &str) -> Result<Option<String>, Error> {
 #[cfg(test)]
 mod tests {
     use super::list_in;
+
+    #[test]
+    fn a_table_never_breaks_a_word() {
+        let mut table = super::table(["stage", "pair", "runs", "failures", "first one"]);
+        table.set_width(100);
+        let long = "a_slow_request_does_not_starve_requests_for_other_keys";
+        table.add_row([
+            "5".to_owned(),
+            format!("stage5-wrong-unbounded-lock-wait is caught by {long}"),
+            "2".to_owned(),
+            "0".to_owned(),
+            "some words that may wrap anywhere between them".to_owned(),
+        ]);
+        super::keep_words(&mut table);
+        let text = table.to_string();
+        assert!(text.contains(long), "{text}");
+        assert!(
+            text.lines().all(|l| console::measure_text_width(l) <= 100),
+            "{text}"
+        );
+    }
 
     #[test]
     fn wrapping_never_breaks_an_inline_code_span() {

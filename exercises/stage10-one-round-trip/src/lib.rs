@@ -2,14 +2,21 @@
 //!
 //! `create_payment` below is stage 5's answer: correct, and eight round trips for
 //! a new key (BEGIN, read lock_timeout, set it, INSERT the key, set it back,
-//! INSERT the payment, UPDATE the key, COMMIT). Keep its promise and send ONE
-//! statement, in autocommit, when the key is new:
-//! 1. build the answer first, from `nextval(pg_get_serial_sequence('payments', 'id'))`:
+//! INSERT the payment, UPDATE the key, COMMIT), seven for a retry (BEGIN, read,
+//! set, an INSERT that does nothing, set back, ROLLBACK, SELECT the answer). Keep
+//! its promise and send ONE statement, in autocommit, for a new key and for a key
+//! answered before:
+//! 1. read the key row first: when it was committed before the statement began,
+//!    the statement's snapshot shows it; then that row is the answer, and nothing
+//!    else may run (no `nextval`, no write, no wait);
+//! 2. otherwise build the answer from `nextval(pg_get_serial_sequence('payments', 'id'))`:
 //!    sibling CTEs cannot see each other's rows;
-//! 2. INSERT the complete key row ON CONFLICT (key) DO NOTHING, RETURNING the answer;
-//! 3. INSERT the payment with that id, only for a key row the statement inserted;
-//! 4. when the statement returns no row, read the stored answer in a NEW statement
-//!    (stage 4's `stored_reply`); when it fails with 55P03, answer 409.
+//! 3. INSERT the complete key row ON CONFLICT (key) DO NOTHING, RETURNING it;
+//! 4. INSERT the payment with that id, only for a key row the statement inserted;
+//! 5. return the key row, stored or inserted (stage 4's `reply_from_key_row` turns
+//!    it into the reply); when the statement returns no row, read the stored
+//!    answer in a NEW statement (stage 4's `stored_reply`); when it fails with
+//!    55P03, answer 409.
 //!
 //! `cargo workbook hint 10` when stuck.
 
@@ -19,7 +26,7 @@
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use serde_json::Value;
 use sqlx::PgPool;
-use stage4::{request_hash, stored_reply};
+use stage4::{reply_from_key_row, request_hash, stored_reply};
 
 pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Reply, PaymentError> {
     stage5::create_payment(pool, key, body).await

@@ -12,11 +12,16 @@
 //! `cargo workbook stage 11`, and `cargo workbook hint 11` when stuck.
 
 mod payment;
+// Expiry is given: finished keys by age, unfinished ones never (see the chapter).
+#[path = "../../../solutions/stage11-payment-provider/src/reaper.rs"]
+mod reaper;
 
 pub use payment::{
-    RecoveryPoint, create_payment, derived_key, finish, record_charge, release, reserve,
+    Lease, RecoveryPoint, Reserved, create_payment, derived_key, finish, record_charge, refuse,
+    release, reserve,
 };
-pub use provider_client::{App, Config, Provider, ProviderError, provider_failed};
+pub use provider_client::{App, Config, Provider, ProviderError, payment_refused, provider_failed};
+pub use reaper::{Reaped, Stranded, reap};
 pub use stage8::{Answer, ClientId};
 
 /// The migration of this stage's tables: stage 8's, then the recovery points;

@@ -6,7 +6,7 @@
 #![allow(unused_imports, unused_variables)]
 
 use payment_model::{PaymentError, PaymentRequest, Reply, hex};
-use provider_client::{App, provider_failed};
+use provider_client::{App, ProviderError, payment_refused, provider_failed};
 use sha2::{Digest, Sha256};
 use sqlx::{Acquire, PgPool};
 use stage4::request_hash;
@@ -21,6 +21,19 @@ pub enum RecoveryPoint {
     Charged { charge_id: String },
 }
 
+/// The fencing token of one reservation: the key's `lease` number when this
+/// request reserved it or took it over. A takeover bumps it, so a request that
+/// was taken over holds a number the key no longer has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease(pub i64);
+
+/// A key this request holds: its lease, and where to resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reserved {
+    pub lease: Lease,
+    pub point: RecoveryPoint,
+}
+
 // ANCHOR: create_payment
 /// Creates the payment for `body` once per `(client, key)`, and charges the card
 /// once, even when an earlier request with this key died half-way.
@@ -33,10 +46,8 @@ pub async fn create_payment(
     let request = PaymentRequest::parse(body)?;
     let hash = request_hash(body)?;
     // Phase 1: reserve the key (new, or taken over from a request that died).
-    let Some(point) = reserve(app, client, key, &hash).await? else {
-        // Finished: replay it; another body: 422; still leased: 409.
-        let mut conn = app.pool.acquire().await?;
-        return stored_answer(&mut conn, client, key, &hash).await;
+    let Some(Reserved { lease, point }) = reserve(app, client, key, &hash).await? else {
+        return answer_from_the_key(&app.pool, client, key, &hash).await;
     };
     // Phase 2: the charge, unless a request before us recorded it already.
     let charge_id = match point {
@@ -45,23 +56,47 @@ pub async fn create_payment(
             let provider_key = derived_key(client, key, "charge");
             match app.provider.charge(&provider_key, request.amount).await {
                 Ok(charge_id) => {
-                    record_charge(&app.pool, client, key, &charge_id).await?;
+                    if !record_charge(&app.pool, client, key, lease, &charge_id).await? {
+                        // Taken over while we waited: the key is its request's now.
+                        return answer_from_the_key(&app.pool, client, key, &hash).await;
+                    }
                     charge_id
+                }
+                Err(ProviderError::Refused { status, .. }) => {
+                    // The provider keeps this refusal for the key: it is our answer too.
+                    let refused = payment_refused(status);
+                    return refuse(&app.pool, client, key, &hash, lease, refused).await;
                 }
                 Err(e) => {
                     eprintln!("POST /payments: the provider did not confirm the charge: {e}");
                     // Whether or not the card was charged, the client's retry may
                     // resume at once: the same provider key cannot charge twice.
-                    release(&app.pool, client, key).await?;
-                    return Ok(Answer::first(provider_failed()));
+                    release(&app.pool, client, key, lease).await?;
+                    let reply = match e {
+                        ProviderError::InFlight(_) => Reply::in_flight(),
+                        _ => provider_failed(),
+                    };
+                    return Ok(Answer::first(reply));
                 }
             }
         }
     };
     // Phase 3: the payment row and the answer.
-    finish(&app.pool, client, key, &hash, &request, &charge_id).await
+    finish(&app.pool, client, key, &hash, lease, &request, &charge_id).await
 }
 // ANCHOR_END: create_payment
+
+/// The answer of a key this request does not hold: a replay when it is finished,
+/// 422 for another body, 409 while another request holds it.
+async fn answer_from_the_key(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+) -> Result<Answer, PaymentError> {
+    let mut conn = pool.acquire().await?;
+    stored_answer(&mut conn, client, key, hash).await
+}
 
 // ANCHOR: derived_key
 /// The idempotency key this request sends the provider for one `step` of it.
@@ -77,85 +112,135 @@ pub fn derived_key(client: ClientId, key: &str, step: &str) -> String {
 
 // ANCHOR: reserve
 /// Phase 1, one statement in autocommit: reserves `(client, key)` with a lease,
-/// and returns the recovery point to resume from; `None` when the key is not
-/// ours to work on (finished, leased to a request in flight, or another body).
+/// and returns the lease and the recovery point to resume from; `None` when the
+/// key is not ours to work on (finished, leased to a request in flight, or
+/// another body).
 ///
 /// TO DO: this is stage 8's reservation: a key that exists is never ours. A key
 /// whose request died (unfinished, `locked_until <= now()`, the same body) must
-/// be taken over: renew its lease and return its recovery point (`charged` with
-/// its `charge_id`, or `started`). `app.config.lease_interval()` is the lease.
+/// be taken over: renew its lease, bump its `lease` number (the fencing token
+/// every later write names), and return its recovery point (`charged` with its
+/// `charge_id`, or `started`). `app.config.lease_interval()` is the lease.
 pub async fn reserve(
     app: &App,
     client: ClientId,
     key: &str,
     hash: &str,
-) -> Result<Option<RecoveryPoint>, PaymentError> {
-    let row: Option<(String, Option<String>)> = sqlx::query_as(
+) -> Result<Option<Reserved>, PaymentError> {
+    let row: Option<(String, Option<String>, i64)> = sqlx::query_as(
         "INSERT INTO idempotency_keys (client_id, key, body_hash) VALUES ($1, $2, $3)
          ON CONFLICT (client_id, key) DO NOTHING
-         RETURNING recovery_point, charge_id",
+         RETURNING recovery_point, charge_id, lease",
     )
     .bind(client.0)
     .bind(key)
     .bind(hash)
     .fetch_optional(&app.pool)
     .await?;
-    Ok(
-        row.map(|(point, charge_id)| match (point.as_str(), charge_id) {
+    Ok(row.map(|(point, charge_id, lease)| Reserved {
+        lease: Lease(lease),
+        point: match (point.as_str(), charge_id) {
             ("charged", Some(charge_id)) => RecoveryPoint::Charged { charge_id },
             _ => RecoveryPoint::Started,
-        }),
-    )
+        },
+    }))
 }
 // ANCHOR_END: reserve
 
 // ANCHOR: record_charge
 /// Phase 2's record, one statement: the provider confirmed `charge_id`. A retry
-/// from here on never calls the provider again.
+/// from here on never calls the provider again. False when `lease` is no longer
+/// the key's: another request took it over, and this one must write nothing.
 pub async fn record_charge(
     pool: &PgPool,
     client: ClientId,
     key: &str,
+    lease: Lease,
     charge_id: &str,
-) -> Result<(), PaymentError> {
-    sqlx::query(
-        "UPDATE idempotency_keys SET recovery_point = 'charged', charge_id = $3
-         WHERE client_id = $1 AND key = $2 AND recovery_point = 'started'",
+) -> Result<bool, PaymentError> {
+    let recorded = sqlx::query(
+        "UPDATE idempotency_keys SET recovery_point = 'charged', charge_id = $4
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'started'",
     )
     .bind(client.0)
     .bind(key)
+    .bind(lease.0)
     .bind(charge_id)
     .execute(pool)
     .await?;
-    Ok(())
+    Ok(recorded.rows_affected() == 1)
 }
 // ANCHOR_END: record_charge
 
+// ANCHOR: release
 /// Ends this request's lease on an unfinished key, so that the client's retry
-/// takes the key over at once instead of waiting for the lease to expire.
-pub async fn release(pool: &PgPool, client: ClientId, key: &str) -> Result<(), PaymentError> {
+/// takes the key over at once instead of waiting for the lease to expire. Only
+/// while the lease is still ours: a request that was taken over must not end
+/// the lease of the request that took the key.
+pub async fn release(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    lease: Lease,
+) -> Result<(), PaymentError> {
     sqlx::query(
         "UPDATE idempotency_keys SET locked_until = now()
-         WHERE client_id = $1 AND key = $2 AND recovery_point <> 'finished'",
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point <> 'finished'",
     )
     .bind(client.0)
     .bind(key)
+    .bind(lease.0)
     .execute(pool)
     .await?;
     Ok(())
 }
+// ANCHOR_END: release
+
+// ANCHOR: refuse
+/// Phase 2's other end, one statement: the provider refused the charge for good
+/// (it replays the refusal to any retry with the provider key), so `reply` is
+/// the key's final answer, stored and replayed like a payment's. Nothing was
+/// charged, and no payment row is written.
+pub async fn refuse(
+    pool: &PgPool,
+    client: ClientId,
+    key: &str,
+    hash: &str,
+    lease: Lease,
+    reply: Reply,
+) -> Result<Answer, PaymentError> {
+    let stored = sqlx::query(
+        "UPDATE idempotency_keys SET recovery_point = 'finished', status = $4, response = $5
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'started'",
+    )
+    .bind(client.0)
+    .bind(key)
+    .bind(lease.0)
+    .bind(reply.status_code())
+    .bind(&reply.body)
+    .execute(pool)
+    .await?;
+    if stored.rows_affected() == 0 {
+        return answer_from_the_key(pool, client, key, hash).await;
+    }
+    Ok(Answer::first(reply))
+}
+// ANCHOR_END: refuse
 
 // ANCHOR: finish
 /// Phase 3, one transaction: the payment row for the charge, and the answer.
 ///
-/// The first statement moves the key from `charged` to `finished`; a second
-/// request finishing the same key waits on that row, then finds it finished and
-/// replays the answer instead of writing a second payment.
+/// The first statement moves the key from `charged` to `finished`, and only
+/// under this request's lease; a second request finishing the same key waits on
+/// that row, then finds it finished (or leased to another) and answers from the
+/// stored row instead of writing a second payment. A stored answer never
+/// changes.
 pub async fn finish(
     pool: &PgPool,
     client: ClientId,
     key: &str,
     hash: &str,
+    lease: Lease,
     request: &PaymentRequest,
     charge_id: &str,
 ) -> Result<Answer, PaymentError> {
@@ -163,10 +248,11 @@ pub async fn finish(
     let mut tx = conn.begin().await?;
     let ours = sqlx::query(
         "UPDATE idempotency_keys SET recovery_point = 'finished'
-         WHERE client_id = $1 AND key = $2 AND recovery_point = 'charged'",
+         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'charged'",
     )
     .bind(client.0)
     .bind(key)
+    .bind(lease.0)
     .execute(&mut *tx)
     .await?;
     if ours.rows_affected() == 0 {
@@ -185,10 +271,12 @@ pub async fn finish(
     .await?;
     let reply = Reply::created(payment_id, request);
     sqlx::query(
-        "UPDATE idempotency_keys SET status = $3, response = $4 WHERE client_id = $1 AND key = $2",
+        "UPDATE idempotency_keys SET status = $4, response = $5
+         WHERE client_id = $1 AND key = $2 AND lease = $3",
     )
     .bind(client.0)
     .bind(key)
+    .bind(lease.0)
     .bind(reply.status_code())
     .bind(&reply.body)
     .execute(&mut *tx)

@@ -15,7 +15,7 @@ mod key;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -26,9 +26,11 @@ pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API: one route, `POST /payments`.
@@ -92,7 +94,8 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
     todo!("stage 6: write the handler (see the comment above, or `cargo workbook hint 6`)")
 }
 
-/// The reply as an HTTP response: refusals as `application/problem+json`.
+/// The reply as an HTTP response: refusals as `application/problem+json`, and
+/// `Retry-After` on the answers that ask for a retry.
 fn respond(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
@@ -100,10 +103,16 @@ fn respond(reply: Reply) -> Response {
     } else {
         "application/json"
     };
-    (
+    let mut response = (
         status,
         [(header::CONTENT_TYPE, content_type)],
         reply.body.to_string(),
     )
-        .into_response()
+        .into_response();
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
+    response
 }

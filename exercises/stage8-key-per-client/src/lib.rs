@@ -57,9 +57,11 @@ impl Default for Config {
     }
 }
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API with the default [`Config`].
@@ -172,6 +174,11 @@ fn respond(reply: Reply, replayed: bool) -> Response {
         reply.body.to_string(),
     )
         .into_response();
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
     if replayed {
         response
             .headers_mut()

@@ -72,9 +72,11 @@ impl Config {
     }
 }
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 #[derive(Debug, Clone)]

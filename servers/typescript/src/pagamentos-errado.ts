@@ -10,6 +10,7 @@
 import type { Pool } from "pg";
 import { hashDoCorpo, pagarSeChaveNova, respostaGuardada, type Corpo, type Resultado } from "./pagamentos.js";
 
+// ANCHOR: criar_pagamento_errado
 export async function criarPagamentoComPoolQuery(pool: Pool, chave: string, corpo: Corpo): Promise<Resultado> {
   const hash = hashDoCorpo(corpo);
   const conexao = await pool.connect();
@@ -23,3 +24,4 @@ export async function criarPagamentoComPoolQuery(pool: Pool, chave: string, corp
     conexao.release();
   }
 }
+// ANCHOR_END: criar_pagamento_errado

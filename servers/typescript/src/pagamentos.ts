@@ -33,6 +33,7 @@ export function hashDoCorpo(corpo: Corpo): string {
   return createHash("sha256").update(normalizado).digest("hex");
 }
 
+// ANCHOR: criar_pagamento
 /** Pay once per key; every repetition gets the first answer again. */
 export async function criarPagamento(pool: Pool, chave: string, corpo: Corpo): Promise<Resultado> {
   const hash = hashDoCorpo(corpo);
@@ -50,6 +51,7 @@ export async function criarPagamento(pool: Pool, chave: string, corpo: Corpo): P
     conexao.release();
   }
 }
+// ANCHOR_END: criar_pagamento
 
 /**
  * BEGIN; reserve the key; if it is new, pay, store the answer and COMMIT, and return

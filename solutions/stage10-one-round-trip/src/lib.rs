@@ -1,27 +1,34 @@
 //! Stage 10: idempotency in one round trip. Stage 5's promise (one payment per
 //! key, identical replays, 422 for another body, the key rolls back with a failed
-//! payment, a bounded wait for a request in flight), with the happy path in ONE
-//! statement sent in autocommit: it reserves the key, makes the payment and
-//! stores the answer together. One statement is one transaction, so a failed
+//! payment, a bounded wait for a request in flight), in ONE statement sent in
+//! autocommit: for a new key it reserves the key, makes the payment and stores the
+//! answer together; for a key answered before it began, it returns the stored
+//! answer and writes nothing. One statement is one transaction, so a failed
 //! payment takes the key with it. A second statement runs only when the key was
-//! already used, to read the stored answer.
+//! committed while the statement ran: a duplicate that waited for the request in
+//! flight.
 
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use serde_json::Value;
 use sqlx::PgPool;
-use stage4::{request_hash, stored_reply};
+use stage4::{reply_from_key_row, request_hash, stored_reply};
 
 /// How long a duplicate waits for the request in flight with its key (stage 5).
 pub const IN_FLIGHT_WAIT: &str = "250ms";
 
 // ANCHOR: pay_once
-/// Reserves the key, pays and stores the answer, in one statement.
+/// Answers from the key row, in one statement: the stored one when the key was
+/// committed before the statement began, else a new one that reserves the key,
+/// pays and stores the answer.
 ///
-/// Sibling CTEs run on one snapshot and cannot see each other's rows, so the
-/// answer cannot be read back from the payment row: it is built first, from the
-/// id the payment will have (`nextval` of the payments' identity sequence), and
-/// the key row is inserted complete. The payment is made only for a key row this
-/// statement inserted. Returns no row when the key was used before.
+/// All the sub-statements share the statement's snapshot. `stored` reads the key
+/// row in it: a key answered before is returned as it is, and nothing else runs
+/// (no `nextval`, no write, no wait). Otherwise siblings still cannot see each
+/// other's rows, so the answer cannot be read back from the payment row: it is
+/// built first, from the id the payment will have (`nextval` of the payments'
+/// identity sequence), and the key row is inserted complete. The payment is made
+/// only for a key row this statement inserted. Returns no row when the key was
+/// committed by another request while this statement ran.
 ///
 /// The order of the sub-statements is left to PostgreSQL; data dependencies fix
 /// what matters. `lock_timeout` is set (local to the statement's implicit
@@ -30,7 +37,10 @@ pub const IN_FLIGHT_WAIT: &str = "250ms";
 /// subquery that depends on the inserted key row, so the payment runs under the
 /// operators' setting.
 pub const PAY_ONCE: &str = "
-WITH previous AS MATERIALIZED (
+WITH stored AS MATERIALIZED (
+    SELECT body_hash, status, response FROM idempotency_keys WHERE key = $1
+),
+previous AS MATERIALIZED (
     SELECT current_setting('lock_timeout') AS lock_timeout
 ),
 answer AS MATERIALIZED (
@@ -41,12 +51,14 @@ answer AS MATERIALIZED (
                'status', 'approved') AS body,
            set_config('lock_timeout', $5, true) AS bounded
     FROM previous
+    -- Checked once, before any row: a key answered before takes no id.
+    WHERE NOT EXISTS (SELECT FROM stored)
 ),
 reserved AS (
     INSERT INTO idempotency_keys (key, body_hash, status, response)
     SELECT $1, $2, 201, body FROM answer
     ON CONFLICT (key) DO NOTHING
-    RETURNING status, response
+    RETURNING body_hash, status, response
 ),
 paid AS (
     INSERT INTO payments (id, order_id, amount) OVERRIDING SYSTEM VALUE
@@ -58,16 +70,18 @@ paid AS (
         FROM previous p WHERE r.status IS NOT NULL
     ) restored
 )
-SELECT status, response FROM reserved";
+SELECT body_hash, status, response FROM stored
+UNION ALL
+SELECT body_hash, status, response FROM reserved";
 // ANCHOR_END: pay_once
 
 // ANCHOR: create_payment
-/// Creates the payment for `body` once per `key`: one statement for a new key, a
-/// second one only to read the answer of a key used before.
+/// Creates the payment for `body` once per `key`: one statement, and a second one
+/// only when the key was committed while the first ran.
 pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Reply, PaymentError> {
     let request = PaymentRequest::parse(body)?;
     let hash = request_hash(body)?;
-    let paid = sqlx::query_as::<_, (i32, Value)>(PAY_ONCE)
+    let key_row = sqlx::query_as::<_, (String, Option<i32>, Option<Value>)>(PAY_ONCE)
         .bind(key)
         .bind(&hash)
         .bind(request.order_id)
@@ -75,10 +89,14 @@ pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Repl
         .bind(IN_FLIGHT_WAIT)
         .fetch_optional(pool)
         .await;
-    match paid {
-        Ok(Some((status, response))) => Ok(Reply::from_stored(Some(status), Some(response))),
-        // The key was committed by another request, before our INSERT or while it
-        // waited: this statement's snapshot cannot show that row, a new one can.
+    match key_row {
+        // The row this statement inserted (a 201), or the one stored before it
+        // began (a replay, or a 422 for another body): stage 4 decides which.
+        Ok(Some((stored_hash, status, response))) => {
+            Ok(reply_from_key_row(&stored_hash, &hash, status, response))
+        }
+        // Another request committed the key while this statement waited on it:
+        // this statement's snapshot cannot show that row, a new one can.
         Ok(None) => {
             let mut conn = pool.acquire().await?;
             stored_reply(&mut conn, key, &hash).await

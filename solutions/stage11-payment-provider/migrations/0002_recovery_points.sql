@@ -6,12 +6,17 @@
 ALTER TABLE idempotency_keys
     -- started:  the key is reserved; the provider may or may not have been called.
     -- charged:  the provider confirmed the charge (charge_id); no payment row yet.
-    -- finished: the payment row and the answer (status, response) are stored.
+    -- finished: the answer (status, response) is stored: the payment row with
+    --           it, or the provider's refusal (no payment, nothing charged).
     ADD COLUMN recovery_point TEXT NOT NULL DEFAULT 'started'
         CHECK (recovery_point IN ('started', 'charged', 'finished')),
     -- Until when the request that holds the key is presumed alive. Past it, a
     -- request with the same key takes the unfinished key over.
     ADD COLUMN locked_until TIMESTAMPTZ NOT NULL DEFAULT now(),
+    -- The fencing token: which lease this is, bumped by each takeover. Every
+    -- write after the reservation names the lease it holds, and changes nothing
+    -- once another request took the key over.
+    ADD COLUMN lease BIGINT NOT NULL DEFAULT 1,
     -- The provider's id of the charge, once it confirmed one.
     ADD COLUMN charge_id TEXT;
 

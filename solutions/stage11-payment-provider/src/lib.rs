@@ -10,16 +10,20 @@
 //! 3. insert the payment and store the answer: `finished`.
 //!
 //! A retry of a request that died finds the key unfinished; once the lease has
-//! expired it takes the key over and resumes from its recovery point. Sent again
-//! with the same derived key, the provider replays its first charge instead of
-//! charging twice.
+//! expired it takes the key over, with a new lease number, and resumes from its
+//! recovery point. Sent again with the same derived key, the provider replays its
+//! first answer instead of charging twice. Every write after the reservation
+//! names its lease, so a request that was taken over writes nothing.
 
 mod payment;
+mod reaper;
 
 pub use payment::{
-    RecoveryPoint, create_payment, derived_key, finish, record_charge, release, reserve,
+    Lease, RecoveryPoint, Reserved, create_payment, derived_key, finish, record_charge, refuse,
+    release, reserve,
 };
-pub use provider_client::{App, Config, Provider, ProviderError, provider_failed};
+pub use provider_client::{App, Config, Provider, ProviderError, payment_refused, provider_failed};
+pub use reaper::{Reaped, Stranded, reap};
 pub use stage8::{Answer, ClientId};
 
 /// The migration of this stage's tables: stage 8's, then the recovery points;

@@ -19,12 +19,15 @@ pub struct Config {
     pub lease: Duration,
     /// How long one call to the provider may take before it counts as failed.
     pub provider_timeout: Duration,
+    /// How long a finished key replays its answer before the reaper deletes it.
+    pub retention: Duration,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
             lease: Duration::from_secs(30),
+            retention: Duration::from_secs(24 * 60 * 60),
             provider_timeout: Duration::from_secs(10),
         }
     }
@@ -34,8 +37,17 @@ impl Config {
     /// The lease as a PostgreSQL `interval` literal, in whole milliseconds: bound
     /// as text and cast with `$n::interval`.
     pub fn lease_interval(&self) -> String {
-        format!("{} milliseconds", self.lease.as_millis())
+        interval(self.lease)
     }
+
+    /// The retention window, as [`Config::lease_interval`] gives the lease.
+    pub fn retention_interval(&self) -> String {
+        interval(self.retention)
+    }
+}
+
+fn interval(span: Duration) -> String {
+    format!("{} milliseconds", span.as_millis())
 }
 
 /// Everything a payment needs: the database, the provider, the settings.
@@ -58,17 +70,37 @@ impl App {
     }
 }
 
-/// Why the provider did not confirm a charge. Whatever the reason, the card may
-/// or may not have been charged: only a retry with the same provider key tells.
+// ANCHOR: provider_error
+/// Why the provider did not confirm a charge.
+///
+/// The provider saves the status and body of the first request with a key once
+/// its endpoint began executing, errors included, and replays them to every
+/// retry with that key. So an answer it refused with is final for that key; a
+/// failure it did not save (or that we cannot tell it saved) is for a retry.
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
+    /// The card may or may not have been charged: a retry with the same provider
+    /// key tells (it replays the charge, or makes it).
     #[error("the provider could not be reached, or its answer was lost: {0}")]
     Transport(#[from] reqwest::Error),
-    #[error("the provider answered {status}: {body}")]
+    /// A server error the provider did not say it replayed: it may be saved or
+    /// not. A retry with the same key charges, or replays the saved error.
+    #[error("the provider failed ({status}): {body}")]
+    Unavailable { status: u16, body: String },
+    /// Another request with this provider key is executing at the provider now
+    /// (its 409): nothing was saved for this one.
+    #[error("the provider is still processing another request with this key: {0}")]
+    InFlight(String),
+    /// The provider's final answer for this key, replayed to any retry with it: a
+    /// 4xx (a declined card), or a 5xx it replayed (`Idempotent-Replayed: true`).
+    /// Nothing was charged, and the same key never will be.
+    #[error("the provider refused the charge ({status}): {body}")]
     Refused { status: u16, body: String },
+    /// A 200 with no charge id: the card may have been charged; a retry tells.
     #[error("the provider's answer has no charge id: {0}")]
     NoChargeId(String),
 }
+// ANCHOR_END: provider_error
 
 /// The client of the payment provider: `POST {url}/charges`.
 #[derive(Debug, Clone)]
@@ -89,8 +121,9 @@ impl Provider {
 
     // ANCHOR: charge
     /// Charges `amount` once per `provider_key`: the provider's own idempotency
-    /// key. Sent again with the same key, the call replays the first charge
-    /// instead of charging again. Returns the charge's id.
+    /// key. Sent again with the same key, the call replays the first answer
+    /// (the charge, or the refusal) instead of charging again. Returns the
+    /// charge's id.
     pub async fn charge(&self, provider_key: &str, amount: i32) -> Result<String, ProviderError> {
         let response = self
             .http
@@ -101,9 +134,13 @@ impl Provider {
             .send()
             .await?;
         let status = response.status().as_u16();
+        let replayed = response.headers().contains_key("idempotent-replayed");
         let body = response.text().await?;
-        if status != 200 {
-            return Err(ProviderError::Refused { status, body });
+        match status {
+            200 => {}
+            409 => return Err(ProviderError::InFlight(body)),
+            500.. if !replayed => return Err(ProviderError::Unavailable { status, body }),
+            _ => return Err(ProviderError::Refused { status, body }),
         }
         let answer: Value =
             serde_json::from_str(&body).map_err(|_| ProviderError::NoChargeId(body.clone()))?;
@@ -113,6 +150,22 @@ impl Provider {
             .ok_or(ProviderError::NoChargeId(body))
     }
     // ANCHOR_END: charge
+}
+
+/// `402`: the provider refused the charge, and keeps that refusal as its answer
+/// for this payment's provider key. The key's answer is final: stored, and
+/// replayed to every retry.
+pub fn payment_refused(provider_status: u16) -> Reply {
+    problem(
+        402,
+        "payment-refused",
+        "The payment provider refused the charge",
+        &format!(
+            "The provider answered {provider_status} and keeps that answer for this payment: \
+             nothing was charged. Retrying with this Idempotency-Key replays this answer; \
+             a new attempt to pay needs a new Idempotency-Key."
+        ),
+    )
 }
 
 /// `502 Bad Gateway`: the provider did not confirm the charge. The client retries

@@ -122,11 +122,21 @@ pub async fn stored_reply(
             .fetch_optional(conn)
             .await?
             .ok_or_else(|| PaymentError::MissingKeyRow(key.to_owned()))?;
+    Ok(reply_from_key_row(&stored_hash, hash, status, response))
+}
+
+/// What a key row answers a request whose body hashes to `hash`.
+pub fn reply_from_key_row(
+    stored_hash: &str,
+    hash: &str,
+    status: Option<i32>,
+    response: Option<Value>,
+) -> Reply {
     if stored_hash != hash {
         // Replaying the first answer would tell this client its (other) payment
         // was made; paying would break the promise the key made. Refuse.
-        return Ok(Reply::key_reused());
+        return Reply::key_reused();
     }
-    Ok(Reply::from_stored(status, response))
+    Reply::from_stored(status, response)
 }
 // ANCHOR_END: stored_reply

@@ -9,7 +9,7 @@ mod key;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -20,9 +20,11 @@ pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API: one route, `POST /payments`.
@@ -99,7 +101,8 @@ async fn create(State(pool): State<PgPool>, headers: HeaderMap, body: Bytes) -> 
 }
 // ANCHOR_END: handler
 
-/// The reply as an HTTP response: refusals as `application/problem+json`.
+/// The reply as an HTTP response: refusals as `application/problem+json`, and
+/// `Retry-After` on the answers that ask for a retry.
 pub fn respond(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = if status.is_client_error() || status.is_server_error() {
@@ -107,10 +110,42 @@ pub fn respond(reply: Reply) -> Response {
     } else {
         "application/json"
     };
-    (
+    let mut response = (
         status,
         [(header::CONTENT_TYPE, content_type)],
         reply.body.to_string(),
     )
-        .into_response()
+        .into_response();
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use payment_model::problem;
+
+    #[test]
+    fn a_409_and_a_502_tell_the_client_when_to_retry() {
+        let provider_failed = problem(502, "provider-failed", "t", "d");
+        for reply in [Reply::in_flight(), provider_failed] {
+            let status = reply.status;
+            let response = respond(reply);
+            assert_eq!(
+                response.headers().get(header::RETRY_AFTER),
+                Some(&HeaderValue::from_static("1")),
+                "a {status} asks for a retry with the same key: it carries Retry-After"
+            );
+        }
+        let reused = respond(Reply::key_reused());
+        assert_eq!(
+            reused.headers().get(header::RETRY_AFTER),
+            None,
+            "a 422 is final"
+        );
+    }
 }

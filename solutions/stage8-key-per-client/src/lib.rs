@@ -59,9 +59,11 @@ impl Default for Config {
     }
 }
 
-/// Serves `router` on `listener` until the process ends.
+/// Serves `router` on `listener` until the process ends; a client that takes
+/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
+/// loses its connection.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router).await
+    payment_model::serve(listener, router).await
 }
 
 /// The payments API with the default [`Config`].
@@ -174,6 +176,11 @@ fn respond(reply: Reply, replayed: bool) -> Response {
         reply.body.to_string(),
     )
         .into_response();
+    // 409 and 502 ask for a retry with the same key: say when.
+    if let Some(seconds) = reply.retry_after() {
+        let seconds = HeaderValue::from(seconds);
+        response.headers_mut().insert(header::RETRY_AFTER, seconds);
+    }
     if replayed {
         response
             .headers_mut()
@@ -182,3 +189,29 @@ fn respond(reply: Reply, replayed: bool) -> Response {
     response
 }
 // ANCHOR_END: respond
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use payment_model::problem;
+
+    #[test]
+    fn a_409_and_a_502_tell_the_client_when_to_retry() {
+        let provider_failed = problem(502, "provider-failed", "t", "d");
+        for reply in [Reply::in_flight(), provider_failed] {
+            let status = reply.status;
+            let response = answer(Ok(Answer::first(reply)));
+            assert_eq!(
+                response.headers().get(header::RETRY_AFTER),
+                Some(&HeaderValue::from_static("1")),
+                "a {status} asks for a retry with the same key: it carries Retry-After"
+            );
+        }
+        let reused = answer(Ok(Answer::first(Reply::key_reused())));
+        assert_eq!(
+            reused.headers().get(header::RETRY_AFTER),
+            None,
+            "a 422 is final"
+        );
+    }
+}

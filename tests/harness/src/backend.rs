@@ -184,16 +184,26 @@ async fn container_on(engine: &Engine) -> Result<Backend, NoServer> {
 }
 
 async fn from_url() -> Result<Backend, NoServer> {
-    let started = Instant::now();
     let url = std::env::var("DATABASE_URL")
         .map_err(|_| NoServer::new("WORKBOOK_DB=url, but DATABASE_URL is not set"))?;
-    let shown = redact(&url);
+    url_backend(&url).await
+}
+
+/// The server at `url`, if the harness may create databases there. Databases that
+/// killed runs of this machine left on it are dropped first.
+pub async fn url_backend(url: &str) -> Result<Backend, NoServer> {
+    let started = Instant::now();
+    let shown = redact(url);
     let admin: PgConnectOptions = url
         .parse()
         .map_err(|e| NoServer::new(format!("DATABASE_URL={shown} is not a PostgreSQL URL: {e}")))?;
     let max_connections = crate::db::probe(&admin)
         .await
         .map_err(|e| NoServer::new(format!("DATABASE_URL={shown}: could not connect: {e}")))?;
+    crate::db::may_create_databases(&admin)
+        .await
+        .map_err(|why| NoServer::new(format!("DATABASE_URL={shown}: {why}")))?;
+    crate::db::drop_databases_of_dead_runs(&admin).await;
     Ok(Backend {
         choice: BackendChoice::Url,
         admin,

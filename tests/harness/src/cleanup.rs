@@ -37,3 +37,27 @@ extern "C" fn run_tasks() {
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
     }
 }
+
+/// Whether process `pid` of this machine is still running.
+pub(crate) fn alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    #[allow(unsafe_code)]
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// This machine's name: an owner is a process of one machine, and several machines
+/// may share one engine or one server.
+pub(crate) fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| {
+            let out = std::process::Command::new("uname")
+                .arg("-n")
+                .output()
+                .ok()?;
+            Some(String::from_utf8_lossy(&out.stdout).into_owned())
+        })
+        .map(|name| name.trim().to_owned())
+        .unwrap_or_default()
+}

@@ -5,6 +5,9 @@
 //!   attempt (the harness then falls back to local binaries).
 //! - The data directory is a tmpfs and `fsync` is off: a throwaway server gains
 //!   nothing from a disk, and creating a database on one costs ten times more.
+//! - On this machine's engine, the server's port is published on 127.0.0.1 only,
+//!   and the server trusts every login, as the local cluster does on its Unix
+//!   socket (see [`Access`]); a remote engine's container asks for a password.
 //! - Throwaway containers (plain `cargo test`, CI) carry the labels below, are
 //!   removed when their test process exits, and after a `kill -9` by a small
 //!   supervisor process, as the local backend's server is (see `local.rs`). One
@@ -20,6 +23,7 @@
 //! exits. The harness removes its containers itself, with plain calls of the
 //! engine's API (`engine.rs`).
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -27,14 +31,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 use testcontainers_modules::postgres::Postgres;
+use testcontainers_modules::testcontainers::bollard::models::{HostConfig, PortBinding};
 use testcontainers_modules::testcontainers::core::Mount;
 use testcontainers_modules::testcontainers::runners::AsyncRunner;
 use testcontainers_modules::testcontainers::{ContainerRequest, ImageExt};
 
 use crate::backend::{Backend, BackendChoice, NoServer, announce};
-use crate::cleanup::at_exit;
+use crate::cleanup::{alive, at_exit, host_name};
+use crate::db::drop_databases_of_dead_runs;
 use crate::engine::{Engine, split_image};
 
 /// The image learners get: the official one, small, pulled once.
@@ -47,9 +52,55 @@ pub const KEPT_CONTAINER: &str = "idempotency-workbook-pg";
 const KIND: &str = "idempotency-workbook.kind";
 const OWNER_PID: &str = "idempotency-workbook.owner-pid";
 const OWNER_HOST: &str = "idempotency-workbook.owner-host";
+/// What the container was made with ([`settings`]): a kept container made with
+/// other settings is replaced.
+const SETTINGS: &str = "idempotency-workbook.settings";
+
+/// Changes whenever [`request`] changes what a container is.
+const SETTINGS_REVISION: u32 = 2;
+
+fn settings(access: Access) -> String {
+    format!("{} r{SETTINGS_REVISION}", access.label())
+}
+
+/// How the harness logs in to the server in its container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// The port is published on 127.0.0.1 only, and the server trusts every login
+    /// (`POSTGRES_HOST_AUTH_METHOD=trust`): what the local cluster does on its Unix
+    /// socket. A scram-sha-256 login costs the client 4096 rounds of HMAC-SHA-256:
+    /// about 40 ms of CPU in the tests' unoptimised build of sqlx (6 ms optimised),
+    /// so the 20 connections a burst opens at once took 0.8 s on a loaded 2-core
+    /// machine, and more than the pool's 2 s acquire timeout beside a build. A
+    /// trusted login takes 3 to 5 ms.
+    TrustOnLoopback,
+    /// A remote engine publishes the port on its own host, where others may reach
+    /// it: the server asks for the password (scram-sha-256).
+    Password,
+}
+
+impl Access {
+    /// Loopback when the engine publishes ports on this machine.
+    pub fn of(engine: &Engine) -> Self {
+        match engine.endpoint.published_host().as_str() {
+            "127.0.0.1" | "localhost" | "::1" => Self::TrustOnLoopback,
+            _ => Self::Password,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::TrustOnLoopback => "trust-on-127.0.0.1",
+            Self::Password => "scram-sha-256",
+        }
+    }
+}
 
 /// How long a registry has to start answering a pull.
 const REGISTRY_BOUND: Duration = Duration::from_secs(5);
+
+/// After this long without a word from a registry, the harness says it waits.
+const REGISTRY_PATIENCE: Duration = Duration::from_secs(1);
 
 /// The image the tests run: `WORKBOOK_PG_IMAGE`, or the official one.
 pub fn image() -> String {
@@ -85,10 +136,11 @@ pub async fn start(engine: &Engine) -> Result<Backend, NoServer> {
     let started = Instant::now();
     let image = image();
     ensure_image(engine, &image)?;
+    let access = Access::of(engine);
     let running = if keep_requested() {
-        start_kept(engine, &image).await?
+        start_kept(engine, &image, access).await?
     } else {
-        start_throwaway(engine, &image).await?
+        start_throwaway(engine, &image, access).await?
     };
     let host = engine.endpoint.published_host();
     let admin = PgConnectOptions::new()
@@ -130,7 +182,13 @@ fn ensure_image(engine: &Engine, image: &str) -> Result<(), NoServer> {
     announce(&format!(
         "harness: pulling {image} (once; the engine keeps it)"
     ));
-    engine.pull(image, REGISTRY_BOUND).map_err(|why| {
+    let still_waiting = || {
+        announce(&format!(
+            "harness: no registry has answered yet; waiting up to {} s in all",
+            REGISTRY_BOUND.as_secs()
+        ))
+    };
+    engine.pull(image, REGISTRY_BOUND, REGISTRY_PATIENCE, still_waiting).map_err(|why| {
         NoServer::new(format!(
             "{engine} answers, but it has no image {image} and cannot pull it ({why}). Without a \
              registry, `just docker-image` builds workbook-postgres:15 from Debian packages and \
@@ -140,10 +198,15 @@ fn ensure_image(engine: &Engine, image: &str) -> Result<(), NoServer> {
 }
 
 /// What every container of the harness runs: the image, the server's settings,
-/// the data directory in memory.
-fn request(image: &str) -> ContainerRequest<Postgres> {
+/// the data directory in memory, how the harness logs in, where its processes
+/// compete for CPU.
+fn request(image: &str, access: Access, cpu: CpuPlace) -> ContainerRequest<Postgres> {
     let (name, tag) = split_image(image);
-    Postgres::default()
+    let postgres = match access {
+        Access::TrustOnLoopback => Postgres::default().with_host_auth(),
+        Access::Password => Postgres::default(),
+    };
+    postgres
         .with_name(name)
         .with_tag(tag)
         .with_cmd([
@@ -157,6 +220,61 @@ fn request(image: &str) -> ContainerRequest<Postgres> {
         ])
         .with_mount(Mount::tmpfs_mount("/var/lib/postgresql/data"))
         .with_startup_timeout(Duration::from_secs(60))
+        .with_label(SETTINGS, settings(access))
+        .with_host_config_modifier(move |config| {
+            if access == Access::TrustOnLoopback {
+                publish_on_loopback(config);
+            }
+            if cpu == CpuPlace::BesideTheTests {
+                config.cgroup_parent = Some("/".to_owned());
+                config.cpu_shares = Some(BURST_CPU_SHARES);
+            }
+        })
+}
+
+/// Publishes 5432 on 127.0.0.1 only, on a port the engine picks (testcontainers
+/// publishes every exposed port on all interfaces).
+fn publish_on_loopback(config: &mut HostConfig) {
+    config.publish_all_ports = Some(false);
+    config.port_bindings = Some(HashMap::from([(
+        "5432/tcp".to_owned(),
+        Some(vec![PortBinding {
+            host_ip: Some("127.0.0.1".to_owned()),
+            host_port: None,
+        }]),
+    )]));
+}
+
+/// Where the server's processes compete for CPU with the tests and the rest of
+/// the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CpuPlace {
+    /// The engine's own choice.
+    EnginesChoice,
+    /// Beside the test process, in a cgroup of its own under the root, weighted
+    /// as the backends of a burst would be if they ran outside a container.
+    ///
+    /// With the cgroupfs driver, every container lives under the engine's
+    /// `/docker` cgroup, which weighs as ONE process against every process
+    /// outside it: on a loaded machine (a build beside the tests) all of the
+    /// server's backends shared one process's slice of the CPU. Stage 3's tests,
+    /// same binary, same server settings, ten interleaved runs at load 8 to 12
+    /// on 2 cores: median 846 ms in `/docker`, 544 ms with a local cluster,
+    /// 356 ms here. (The systemd driver puts containers in `system.slice`, a
+    /// peer of the user's session, and allows no other kind of parent.)
+    BesideTheTests,
+}
+
+/// `cpu.shares` of a plain process is 1024; a burst runs 20 backends at once.
+const BURST_CPU_SHARES: i64 = 20 * 1024;
+
+impl CpuPlace {
+    fn of(engine: &Engine) -> Self {
+        match engine.cgroup_driver().as_deref() {
+            Ok("cgroupfs") => Self::BesideTheTests,
+            _ => Self::EnginesChoice,
+        }
+    }
 }
 
 /// Starts testcontainers' request and returns the host port of 5432. The handle is
@@ -172,7 +290,11 @@ async fn create(engine: &Engine, request: ContainerRequest<Postgres>) -> Result<
     })
 }
 
-async fn start_throwaway(engine: &Engine, image: &str) -> Result<Running, NoServer> {
+async fn start_throwaway(
+    engine: &Engine,
+    image: &str,
+    access: Access,
+) -> Result<Running, NoServer> {
     sweep_dead_owners(engine);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -182,7 +304,7 @@ async fn start_throwaway(engine: &Engine, image: &str) -> Result<Running, NoServ
     // The supervisor first: a kill between here and the container's start is
     // covered by it or, failing that, by the next sweep.
     Supervisor::spawn(engine, &name).map_err(NoServer::new)?;
-    let request = request(image)
+    let request = request(image, access, CpuPlace::of(engine))
         .with_container_name(&name)
         .with_label(KIND, "throwaway")
         .with_label(OWNER_PID, std::process::id().to_string())
@@ -197,25 +319,28 @@ async fn start_throwaway(engine: &Engine, image: &str) -> Result<Running, NoServ
     })
 }
 
-async fn start_kept(engine: &Engine, image: &str) -> Result<Running, NoServer> {
+async fn start_kept(engine: &Engine, image: &str, access: Access) -> Result<Running, NoServer> {
     // Two runs may race to create it: the loser finds the winner's on its second look.
     for look in 0..2 {
         if let Some(info) = engine.inspect(KEPT_CONTAINER).map_err(NoServer::new)? {
             let running = info["State"]["Running"].as_bool() == Some(true);
             let same_image = info["Config"]["Image"].as_str() == Some(image);
+            let same_settings =
+                info["Config"]["Labels"][SETTINGS].as_str() == Some(settings(access).as_str());
             match published_port(&info) {
-                Some(port) if running && same_image => {
+                Some(port) if running && same_image && same_settings => {
                     return Ok(Running {
                         name: KEPT_CONTAINER.to_owned(),
                         port,
                         how: "kept",
                     });
                 }
-                // Stopped (its tmpfs is empty now) or of another image: start afresh.
+                // Stopped (its tmpfs is empty now), of another image or made with
+                // other settings: start afresh.
                 _ => engine.remove(KEPT_CONTAINER).map_err(NoServer::new)?,
             }
         }
-        let request = request(image)
+        let request = request(image, access, CpuPlace::of(engine))
             .with_container_name(KEPT_CONTAINER)
             .with_label(KIND, "kept");
         match create(engine, request).await {
@@ -293,47 +418,6 @@ fn sweep_dead_owners(engine: &Engine) {
             let _ = engine.remove(id);
         }
     }
-}
-
-/// In the kept container, databases of test processes that were killed (their
-/// name carries the process id) would pile up: drop them.
-async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) {
-    let Ok(mut conn) = PgConnection::connect_with(admin).await else {
-        return;
-    };
-    let names: Vec<String> = sqlx::query_scalar(
-        r"SELECT datname::text FROM pg_database WHERE datname ~ '^wb_(test|tmpl)_[0-9]+_'",
-    )
-    .fetch_all(&mut conn)
-    .await
-    .unwrap_or_default();
-    for name in names {
-        let pid = name.split('_').nth(2).and_then(|p| p.parse::<i32>().ok());
-        if pid.is_some_and(|pid| !alive(pid)) {
-            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            let _ = conn.execute(AssertSqlSafe(drop)).await;
-        }
-    }
-    let _ = conn.close().await;
-}
-
-fn alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    #[allow(unsafe_code)]
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-/// Names this machine in the owner label: several machines may share one engine.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| {
-            let out = Command::new("uname").arg("-n").output().ok()?;
-            Some(String::from_utf8_lossy(&out.stdout).into_owned())
-        })
-        .map(|name| name.trim().to_owned())
-        .unwrap_or_default()
 }
 
 /// Polls until the server answers (bounded): a kept container found by another

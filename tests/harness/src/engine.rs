@@ -297,17 +297,39 @@ impl Engine {
     /// Pulls an image. A registry that does not answer within `first_word` ends
     /// the pull: without a registry (offline, a firewall) the harness moves on in
     /// seconds rather than waiting for a network timeout.
-    pub fn pull(&self, image: &str, first_word: Duration) -> Result<(), String> {
+    ///
+    /// When nothing has come after `patience`, `still_waiting` is called once (to
+    /// say so: the wait is not a hang).
+    pub fn pull(
+        &self,
+        image: &str,
+        first_word: Duration,
+        patience: Duration,
+        still_waiting: impl FnOnce(),
+    ) -> Result<(), String> {
         let (name, tag) = split_image(image);
         let path = format!("/images/create?fromImage={name}&tag={tag}");
+        let started = Instant::now();
         let stream = self
-            .send("POST", &path, first_word)
+            .send("POST", &path, patience.min(first_word))
             .map_err(|e| format!("{self}: pulling {image}: {e}"))?;
         let mut lines = BufReader::new(stream);
         let mut status_line = String::new();
-        lines
-            .read_line(&mut status_line)
-            .map_err(|e| format!("no registry answered within {first_word:?} ({e})"))?;
+        let silent =
+            |e: std::io::Error| format!("no registry answered within {first_word:?} ({e})");
+        if let Err(e) = lines.read_line(&mut status_line) {
+            let timed_out = matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            );
+            let left = first_word.saturating_sub(started.elapsed());
+            if !timed_out || left.is_zero() {
+                return Err(silent(e));
+            }
+            still_waiting();
+            lines.get_ref().bound_reads(left).map_err(silent)?;
+            lines.read_line(&mut status_line).map_err(silent)?;
+        }
         let status = status_line.split_whitespace().nth(1).unwrap_or("");
         // A registry answered: from now on only a long silence ends the pull (a big
         // layer may be extracted for a while between two progress lines).
@@ -351,6 +373,19 @@ impl Engine {
             Ok(())
         } else {
             Err(format!("HTTP {status}: {last}"))
+        }
+    }
+
+    /// How the engine places containers in cgroups: `cgroupfs` or `systemd`
+    /// (`GET /info`; Podman answers it too).
+    pub fn cgroup_driver(&self) -> Result<String, String> {
+        let reply = self.call("GET", "/info")?;
+        match (reply.status, reply.json()["CgroupDriver"].as_str()) {
+            (200, Some(driver)) => Ok(driver.to_owned()),
+            (status, _) => Err(format!(
+                "{self}: GET /info: HTTP {status}: {}",
+                reply.message()
+            )),
         }
     }
 
@@ -613,8 +648,14 @@ mod tests {
         let socket = dir.join("engine.sock");
         fake_engine(&socket, None);
         let started = Instant::now();
+        let mut said = None;
         let why = engine_at(socket)
-            .pull("postgres:15-alpine", Duration::from_millis(300))
+            .pull(
+                "postgres:15-alpine",
+                Duration::from_millis(300),
+                Duration::from_millis(100),
+                || said = Some(started.elapsed()),
+            )
             .expect_err("nothing answers");
         let waited = started.elapsed();
         assert!(
@@ -622,6 +663,11 @@ mod tests {
             "{why}"
         );
         assert!(waited < Duration::from_secs(2), "waited {waited:?}");
+        let said = said.expect("the wait was announced while it lasted");
+        assert!(
+            said >= Duration::from_millis(100) && said < waited,
+            "announced after {said:?} of {waited:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -637,7 +683,12 @@ mod tests {
             ),
         );
         let why = engine_at(socket)
-            .pull("postgres:15-alpine", Duration::from_secs(2))
+            .pull(
+                "postgres:15-alpine",
+                Duration::from_secs(2),
+                Duration::from_secs(1),
+                || {},
+            )
             .expect_err("the engine refused");
         assert_eq!(why, "HTTP 500: lookup registry-1.docker.io: no such host");
         let _ = std::fs::remove_dir_all(&dir);

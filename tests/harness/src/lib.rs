@@ -33,14 +33,14 @@ mod wire;
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
 
-pub use backend::{Backend, BackendChoice, NoServer, backend, redact};
+pub use backend::{Backend, BackendChoice, NoServer, backend, redact, url_backend};
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
 pub use container::{
     DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
     remove_kept_container,
 };
-pub use db::{PoolSize, Schema, TestDb};
+pub use db::{PoolSize, Schema, TestDb, WARM_UP_BOUND};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,

@@ -474,7 +474,7 @@ fn cached_data_dir(
             )
         })?;
     let key = crate::content_hash(&format!(
-        "{identity}|{}|{INITDB_ARGS:?}|{PREPARE}|{account:?}",
+        "{identity}|{}|{INITDB_ARGS:?}|{PREPARE}|{account:?}|without spare WAL",
         binaries.bindir.display()
     ));
     let root = cache_root();
@@ -538,13 +538,41 @@ fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<()
         .map_err(|e| format!("local binaries: postgres --single: {e}"))?;
     let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
     if out.status.success() && !said.contains("ERROR") {
-        Ok(())
+        drop_recycled_wal(data)
     } else {
         Err(format!(
             "local binaries: preparing the data directory failed: {}",
             said.trim()
         ))
     }
+}
+
+/// Removes the WAL segments past the one the last checkpoint starts from.
+///
+/// At a checkpoint PostgreSQL renames the segments it no longer needs to future
+/// names, ready for reuse: after `initdb` and [`PREPARE`], four of the five 1 MB
+/// files in `pg_wal` are such spares, a fifth of what every test process copies,
+/// never read (a server creates the segments it writes next). The checkpoint of a
+/// clean shutdown, with no replication slot nor `wal_keep_size`, keeps no segment
+/// older than its own, so the lowest-numbered one is where the server starts.
+fn drop_recycled_wal(data: &Path) -> Result<(), String> {
+    let wal = data.join("pg_wal");
+    let listed = std::fs::read_dir(&wal)
+        .map_err(|e| format!("local binaries: cannot list {}: {e}", wal.display()))?;
+    let mut segments: Vec<PathBuf> = listed
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.len() == 24 && name.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .collect();
+    segments.sort();
+    for spare in segments.iter().skip(1) {
+        std::fs::remove_file(spare)
+            .map_err(|e| format!("local binaries: cannot remove {}: {e}", spare.display()))?;
+    }
+    Ok(())
 }
 
 fn as_account(account: Option<&str>, program: &Path) -> Command {

@@ -3,16 +3,19 @@
 //!
 //! It speaks plain HTTP/1.1, one request per connection, on an ephemeral port:
 //! `POST /charges` with an `Idempotency-Key` header and a body `{"amount": n}`.
-//! Like a real provider, it keeps its own idempotency: the first request with a
-//! key charges the card and stores its answer, and every later request with that
-//! key gets the same answer again (`Idempotent-Replayed: true`) without a new
-//! charge; the same key with another amount is refused (422). Its list of charges
-//! is the test's source of truth: how many times was the card charged?
+//! It keeps its own idempotency the way Stripe documents it: the status and body
+//! of the first request with a key are saved once the endpoint began executing,
+//! errors included, and every later request with that key gets them again
+//! (`Idempotent-Replayed: true`) without a new charge; the same key with another
+//! amount is refused (422); a request whose key is still executing is refused
+//! (409) and nothing is saved for it. A failure before the endpoint began
+//! (`FailBeforeCharging`) saves nothing either. Its list of charges is the test's
+//! source of truth: how many times was the card charged?
 //!
 //! On cue it fails the way a provider does. A fault applies to one request, in
 //! the order they arrive; held requests wait for the test, never for a clock.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -30,8 +33,15 @@ use crate::gate::CONDITION_BOUND;
 pub enum ProviderFault {
     /// Charges (or replays the key's charge) and answers.
     Pass,
-    /// Answers `503` without charging: a failure the caller may retry.
+    /// Answers `503` before the endpoint began executing: nothing is charged or
+    /// saved, and a retry with the key is a first request.
     FailBeforeCharging,
+    /// Declines the card (`402`): nothing is charged, and the decline is saved as
+    /// the key's answer, replayed to every retry with it.
+    Decline,
+    /// Fails inside the endpoint (`500`): nothing is charged, and the error is
+    /// saved as the key's answer, replayed to every retry with it.
+    FailWhileCharging,
     /// Charges (or replays), then closes the connection without answering: the
     /// card is charged, and the caller cannot know it.
     ChargeThenDropAnswer,
@@ -43,6 +53,11 @@ pub enum ProviderFault {
     /// [`FakeProvider::release_held`] (it is then charged and answered) or
     /// [`FakeProvider::drop_held`] (nothing is charged, no answer is sent).
     HoldBeforeCharging,
+    /// Begins executing (a request with the same key is now refused with 409),
+    /// then holds until the test calls [`FakeProvider::release_held`] (it is
+    /// charged and answered) or [`FakeProvider::drop_held`] (it is charged, and
+    /// the connection is closed without the answer).
+    HoldWhileCharging,
 }
 
 /// One charge of the card: what the provider really did.
@@ -62,13 +77,23 @@ pub struct ProviderRequest {
     pub amount: Option<i64>,
 }
 
+/// A key's saved answer, and the amount it was first sent with.
+#[derive(Debug, Clone)]
+struct Saved {
+    amount: i64,
+    status: u16,
+    body: Value,
+}
+
 #[derive(Default)]
 struct Ledger {
     faults: VecDeque<ProviderFault>,
     requests: Vec<ProviderRequest>,
     charges: Vec<Charge>,
-    /// The stored answer (status, body) of every key seen, and its amount.
-    answers: HashMap<String, (i64, Value)>,
+    /// The saved answer of every key whose endpoint began executing.
+    answers: HashMap<String, Saved>,
+    /// The keys whose request is executing now.
+    executing: HashSet<String>,
     /// Requests held by the test: `true` lets one go on, `false` drops it.
     held: Vec<oneshot::Sender<bool>>,
 }
@@ -138,13 +163,32 @@ impl FakeProvider {
         lock(&self.ledger).requests.clone()
     }
 
-    /// Waits (bounded) until `n` requests are held by `AnswerLate` or `HoldBeforeCharging`.
+    /// Waits (bounded) until `n` requests are held by `AnswerLate`,
+    /// `HoldBeforeCharging` or `HoldWhileCharging`.
     pub async fn wait_until_held(&self, n: usize) {
+        self.wait_until_held_unless(n, || false).await;
+    }
+
+    /// Like [`wait_until_held`](Self::wait_until_held), for the `n`th request,
+    /// running in `request`: fails at once, not at the bound, when that request
+    /// ends without reaching the provider (it answered from our database).
+    pub async fn wait_until_held_by<T>(&self, n: usize, request: &tokio::task::JoinHandle<T>) {
+        self.wait_until_held_unless(n, || request.is_finished())
+            .await;
+    }
+
+    async fn wait_until_held_unless(&self, n: usize, ended: impl Fn() -> bool) {
         let deadline = Instant::now() + CONDITION_BOUND;
         loop {
             let held = lock(&self.ledger).held.len();
             if held >= n {
                 return;
+            }
+            if ended() {
+                panic!(
+                    "request {n} ended without being held at the fake provider ({held} held): \
+                     it never called the provider, and answered from the database instead"
+                );
             }
             if Instant::now() > deadline {
                 panic!(
@@ -165,11 +209,20 @@ impl FakeProvider {
         }
     }
 
-    /// Drops every held request: no charge is made that was not made already,
-    /// and its connection is closed without an answer.
+    /// Drops every held request: its connection is closed without an answer
+    /// (a request held before charging is never charged).
     pub fn drop_held(&self) {
         for held in lock(&self.ledger).held.drain(..) {
             let _ = held.send(false);
+        }
+    }
+
+    /// Drops the request held first, as [`FakeProvider::drop_held`] does, and
+    /// keeps the others held.
+    pub fn drop_first_held(&self) {
+        let mut ledger = lock(&self.ledger);
+        if !ledger.held.is_empty() {
+            let _ = ledger.held.remove(0).send(false);
         }
     }
 }
@@ -229,36 +282,87 @@ async fn serve_one(mut stream: TcpStream, ledger: Arc<Mutex<Ledger>>) {
         ProviderFault::HoldBeforeCharging if !held(&ledger).await => return,
         _ => {}
     }
-    let (status, body, replayed) = charge_once(&ledger, &key, amount);
-    match fault {
+    let executing = match begin(&ledger, &key, amount) {
+        Begun::Executing => fault,
+        Begun::Replayed(saved) => {
+            return answer(&mut stream, saved.status, &saved.body, true).await;
+        }
+        Begun::Refused(status, error) => return answer(&mut stream, status, &error, false).await,
+    };
+    let delivered = match executing {
+        ProviderFault::HoldWhileCharging => held(&ledger).await,
+        _ => true,
+    };
+    let saved = execute(&ledger, &key, amount, executing);
+    match executing {
         ProviderFault::ChargeThenDropAnswer => {}
         ProviderFault::AnswerLate if !held(&ledger).await => {}
-        _ => answer(&mut stream, status, &body, replayed).await,
+        _ if !delivered => {}
+        _ => answer(&mut stream, saved.status, &saved.body, false).await,
     }
 }
 
-/// The provider's own idempotency: the first request with `key` charges, later
-/// ones get its answer again; the same key with another amount is refused.
-fn charge_once(ledger: &Mutex<Ledger>, key: &str, amount: i64) -> (u16, Value, bool) {
+/// What a request with a key finds at the provider's idempotency layer.
+enum Begun {
+    /// The endpoint begins executing it: its key is marked as executing.
+    Executing,
+    /// The key's saved answer, sent again.
+    Replayed(Saved),
+    /// Refused before the endpoint began: nothing is saved.
+    Refused(u16, Value),
+}
+
+/// The provider's idempotency layer, before the endpoint: a saved answer is
+/// replayed (or refused for another amount); a key that is executing is refused
+/// with 409, and nothing is saved for that request.
+fn begin(ledger: &Mutex<Ledger>, key: &str, amount: i64) -> Begun {
     let mut ledger = lock(ledger);
-    if let Some((first_amount, body)) = ledger.answers.get(key) {
-        if *first_amount != amount {
+    if let Some(saved) = ledger.answers.get(key) {
+        if saved.amount != amount {
             let error = json!({"error": "this Idempotency-Key was used with another amount"});
-            return (422, error, false);
+            return Begun::Refused(422, error);
         }
-        return (200, body.clone(), true);
+        return Begun::Replayed(saved.clone());
     }
-    let id = format!("ch_{}", ledger.charges.len() + 1);
-    let body = json!({"id": id, "amount": amount, "status": "succeeded"});
-    ledger.charges.push(Charge {
-        id,
-        idempotency_key: key.to_owned(),
+    if !ledger.executing.insert(key.to_owned()) {
+        let error = json!({"error": "a request with this Idempotency-Key is being processed"});
+        return Begun::Refused(409, error);
+    }
+    Begun::Executing
+}
+
+/// The endpoint: charges (or declines, or fails), saves the answer as the key's,
+/// and ends the key's execution.
+fn execute(ledger: &Mutex<Ledger>, key: &str, amount: i64, fault: ProviderFault) -> Saved {
+    let mut ledger = lock(ledger);
+    let (status, body) = match fault {
+        ProviderFault::Decline => (
+            402,
+            json!({"error": {"type": "card_error", "code": "card_declined"}}),
+        ),
+        ProviderFault::FailWhileCharging => (
+            500,
+            json!({"error": {"type": "api_error", "message": "the charge failed; nothing was charged"}}),
+        ),
+        _ => {
+            let id = format!("ch_{}", ledger.charges.len() + 1);
+            let body = json!({"id": id, "amount": amount, "status": "succeeded"});
+            ledger.charges.push(Charge {
+                id,
+                idempotency_key: key.to_owned(),
+                amount,
+            });
+            (200, body)
+        }
+    };
+    let saved = Saved {
         amount,
-    });
-    ledger
-        .answers
-        .insert(key.to_owned(), (amount, body.clone()));
-    (200, body, false)
+        status,
+        body,
+    };
+    ledger.answers.insert(key.to_owned(), saved.clone());
+    ledger.executing.remove(key);
+    saved
 }
 
 async fn answer(stream: &mut TcpStream, status: u16, body: &Value, replayed: bool) {
@@ -272,7 +376,10 @@ async fn answer(stream: &mut TcpStream, status: u16, body: &Value, replayed: boo
         200 => "OK",
         400 => "Bad Request",
         404 => "Not Found",
+        402 => "Payment Required",
+        409 => "Conflict",
         422 => "Unprocessable Content",
+        500 => "Internal Server Error",
         _ => "Service Unavailable",
     };
     let message = format!(

@@ -18,11 +18,20 @@ use std::time::{Duration, Instant};
 use harness::Schema;
 use probe::Options;
 
-/// How long a server may take to listen (Node and Python start in about a second).
+/// How long a server may take to listen (Node, Python and Java start in about a second).
 const READY_BOUND: Duration = Duration::from_secs(30);
 
 /// How long a stopped server may take to exit before it is killed.
 const STOP_BOUND: Duration = Duration::from_secs(5);
+
+/// The card authorisation every server pauses for, in milliseconds, when these tests
+/// start it (its own default is 20). A burst shows a wrong server's deadlock only if
+/// most of its requests hold or wait for a connection before the first one commits; on
+/// a loaded machine Node took over 300 ms to answer the 20 requests of a burst, and with
+/// 20 ms the first payment committed before the others queued (typescript-wrong missed
+/// its deadlock in 2 of 10 runs; go-wrong once in 20 runs with 100 ms). Below the
+/// probe's 300 ms patience for a late answer, which a payment must answer within.
+const AUTORIZACAO_MS: &str = "150";
 
 /// How many of a server's last stderr lines are kept, for the messages.
 const LOG_LINES: usize = 20;
@@ -40,6 +49,8 @@ pub fn missing_setup(servers: &Path) -> Option<String> {
         "python/.venv/bin/python",
         "typescript/node_modules",
         "typescript/dist/server.js",
+        "go/pagamentos",
+        "java/classes/Servidor.class",
     ];
     let missing: Vec<String> = needed
         .iter()
@@ -48,8 +59,9 @@ pub fn missing_setup(servers: &Path) -> Option<String> {
         .collect();
     (!missing.is_empty()).then(|| {
         format!(
-            "the Python and TypeScript servers are not installed (no {}): run servers/setup.sh \
-             (it needs Python 3.10+ with venv and Node.js 20+ with npm)",
+            "the servers of servers/ are not installed (no {}): run servers/setup.sh \
+             (it needs Python 3.10+ with venv and Node.js 20+ with npm, and installs Go and \
+             Java from Debian's packages when run as root)",
             missing.join(", no ")
         )
     })
@@ -111,6 +123,7 @@ impl ExternalServer {
         let mut command = Command::new(&script);
         command
             .args([name, &port.to_string(), database_url])
+            .env("AUTORIZACAO_MS", AUTORIZACAO_MS)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

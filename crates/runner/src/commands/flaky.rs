@@ -194,7 +194,6 @@ fn mark(pair: &mut Pair, why: String) {
 fn report(pairs: &[Pair], runs: u32, elapsed: Duration) -> bool {
     ui::heading(&format!("{runs} runs of each"));
     let mut table = ui::table(["stage", "pair", "runs", "failures / escapes", "first one"]);
-    ui::at_least(&mut table, 1, 40);
     for p in pairs {
         table.add_row([
             p.stage.to_string(),

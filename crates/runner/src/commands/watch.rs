@@ -45,8 +45,13 @@ enum Key {
 type Snapshot = BTreeMap<PathBuf, Option<(SystemTime, u64)>>;
 
 pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
-    let keys_mode = ui::KeyMode::enter();
-    let keys = keyboard(keys_mode.is_some());
+    // Started after the first run of each stage, so that the run can ask the
+    // stage's predictions first (before its figures are on the screen); the
+    // keys' thread ends with `n`, and the next stage's run asks again.
+    let mut key_mode: Option<ui::KeyMode> = None;
+    let mut keys: Option<mpsc::Receiver<Key>> = None;
+    // After `n` from a pipe, the rest of its line is not a key.
+    let mut after_key = false;
     let mut stdin_open = true;
     let mut number = number;
     let state = State::new(&wb.state_dir);
@@ -59,12 +64,15 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
         if environment::stdout_is_terminal() {
             let _ = Term::stdout().clear_screen();
         }
+        let can_ask = keys.is_none() && environment::can_ask();
         let options = StageOptions {
-            ask: false,
-            quiet_reason: Some(format!(
-                "watch never asks; run {} once to predict",
-                command(&format!("stage {number}"))
-            )),
+            ask: can_ask,
+            quiet_reason: (!can_ask).then(|| {
+                format!(
+                    "no terminal to answer them; run {} once to predict",
+                    command(&format!("stage {number}"))
+                )
+            }),
             timeout,
             watching: true,
         };
@@ -75,6 +83,10 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
                 false
             }
         };
+        if key_mode.is_none() {
+            key_mode = ui::KeyMode::enter();
+        }
+        let keys_now = keys.get_or_insert_with(|| keyboard(key_mode.is_some(), after_key));
         let next = wb.next_stage(number);
         println!();
         if let Ok(progress) = state.progress() {
@@ -83,7 +95,7 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
         println!("{}", legend(wb, &dir, passed, next.map(|s| s.number)));
         loop {
             let key = if stdin_open {
-                match keys.recv_timeout(POLL) {
+                match keys_now.recv_timeout(POLL) {
                     Ok(key) => Some(key),
                     Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => {
@@ -107,12 +119,21 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
                 Some(Key::Next) => match next {
                     Some(next) if passed => {
                         number = next.number;
+                        // The keys' thread ended with `n`: the next run may ask.
+                        keys = None;
+                        after_key = key_mode.is_none();
                         break;
                     }
-                    Some(_) => ui::note(&format!(
-                        "(Stage {number} does not pass yet: n goes on once it does.)"
-                    )),
-                    None => ui::note("(That was the last stage.)"),
+                    _ => {
+                        ui::note(&match next {
+                            Some(_) => format!(
+                                "(Stage {number} does not pass yet: n goes on once it does.)"
+                            ),
+                            None => "(That was the last stage.)".to_owned(),
+                        });
+                        // The keys' thread ended with `n`: a new one.
+                        *keys_now = keyboard(key_mode.is_some(), key_mode.is_none());
+                    }
                 },
                 None => {}
             }
@@ -142,13 +163,14 @@ fn legend(wb: &Workbook, dir: &Path, passed: bool, next: Option<u32>) -> String 
 }
 
 /// The keys pressed, one at a time. From a pipe (not `by_key`), a line holding a
-/// key (`h` then Enter) is that key only; Enter alone reruns.
-fn keyboard(by_key: bool) -> mpsc::Receiver<Key> {
+/// key (`h` then Enter) is that key only; Enter alone reruns. The thread ends
+/// after `n` (another stage: its run may ask its predictions) and `q`.
+fn keyboard(by_key: bool, after_key: bool) -> mpsc::Receiver<Key> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
         let mut byte = [0u8; 1];
-        let mut line_had_key = false;
+        let mut line_had_key = after_key;
         loop {
             match stdin.read(&mut byte) {
                 Ok(0) | Err(_) => return,
@@ -170,7 +192,7 @@ fn keyboard(by_key: bool) -> mpsc::Receiver<Key> {
                 line_had_key = true;
             }
             if let Some(key) = key
-                && tx.send(key).is_err()
+                && (tx.send(key).is_err() || matches!(key, Key::Next | Key::Quit))
             {
                 return;
             }

@@ -7,7 +7,7 @@
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use serde_json::Value;
 use sqlx::PgPool;
-use stage4_answer::{request_hash, stored_reply};
+use stage4_answer::{reply_from_key_row, request_hash, stored_reply};
 
 /// Stage 10's statement, from the model answer itself: only the wrapping differs.
 use stage10_answer::{IN_FLIGHT_WAIT, PAY_ONCE};
@@ -16,7 +16,7 @@ pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Repl
     let request = PaymentRequest::parse(body)?;
     let hash = request_hash(body)?;
     let mut tx = pool.begin().await?;
-    let paid = sqlx::query_as::<_, (i32, Value)>(PAY_ONCE)
+    let key_row = sqlx::query_as::<_, (String, Option<i32>, Option<Value>)>(PAY_ONCE)
         .bind(key)
         .bind(&hash)
         .bind(request.order_id)
@@ -24,10 +24,10 @@ pub async fn create_payment(pool: &PgPool, key: &str, body: &str) -> Result<Repl
         .bind(IN_FLIGHT_WAIT)
         .fetch_optional(&mut *tx)
         .await;
-    match paid {
-        Ok(Some((status, response))) => {
+    match key_row {
+        Ok(Some((stored_hash, status, response))) => {
             tx.commit().await?;
-            Ok(Reply::from_stored(Some(status), Some(response)))
+            Ok(reply_from_key_row(&stored_hash, &hash, status, response))
         }
         Ok(None) => {
             tx.rollback().await?;

@@ -9,10 +9,7 @@ use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::Acquire;
 use stage4::request_hash;
 use stage8::{bound_lock_wait, restore_lock_wait, stored_answer};
-pub use stage11_answer::{
-    Answer, App, ClientId, Config, MIGRATION, MIGRATION_SOURCE, Provider, ProviderError,
-    RecoveryPoint, derived_key, finish, provider_failed, record_charge, release, reserve,
-};
+pub use stage11_answer::*;
 
 // ANCHOR: in_transaction
 pub async fn create_payment(

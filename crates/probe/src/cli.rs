@@ -1,0 +1,195 @@
+//! The probe's command line, shared by `idempotency-probe` (src/main.rs) and
+//! `workbook probe`: the same flags, defaults (from [`crate::defaults`]), checks
+//! (from [`crate::CHECKS`]) and output.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::builder::styling::Style;
+use clap::builder::{PossibleValue, StyledStr};
+
+use crate::options::defaults;
+use crate::{CheckId, Options, ProbeError, Report};
+
+/// Help text that shows the body's placeholder `{n}` as written. clap turns
+/// every `{n}` of a help text into a line break, whatever its source. Set in
+/// bold, with the style restated between `{` and `n` (escape sequences that
+/// clap strips when it prints without colour), the placeholder escapes it.
+/// clap may wrap between the two styled pieces: the placeholder is kept early
+/// in short lines (hard line breaks), where no wrap reaches it.
+fn with_placeholder(text: &str) -> StyledStr {
+    let bold = Style::new().bold();
+    let (on, off) = (bold.render(), bold.render_reset());
+    let hidden = format!("{on}{{{off}{on}n}}{off}");
+    StyledStr::from(text.replace("{n}", &hidden))
+}
+
+const BODY_HELP: &str = "The JSON body; {n} becomes a fresh number in each scenario";
+const OTHER_BODY_HELP: &str =
+    "Another body for the same {n}: what \"same key, another body\" sends";
+
+/// `help`, then its default on a line of its own.
+fn with_default(help: &str, default: &str) -> StyledStr {
+    with_placeholder(&format!("{help}\n[default: {default}]"))
+}
+
+/// The probe's flags, as clap parses them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProbeArgs {
+    /// The server, e.g. http://127.0.0.1:8080 (plain HTTP; this machine only
+    /// unless --allow-remote). Several URLs: instances of one API over one
+    /// database; every burst is spread across them.
+    #[arg(required = true, value_name = "URL")]
+    pub urls: Vec<String>,
+    /// The route that creates, appended to the URL.
+    #[arg(long, default_value = defaults::PATH)]
+    pub path: String,
+    #[arg(long, default_value = defaults::METHOD)]
+    pub method: String,
+    /// The idempotency key's header.
+    #[arg(long, default_value = defaults::KEY_HEADER, value_name = "NAME")]
+    pub key_header: String,
+    #[arg(
+        long,
+        help = with_placeholder(BODY_HELP),
+        long_help = with_default(BODY_HELP, defaults::BODY),
+        default_value = defaults::BODY,
+        hide_default_value = true,
+        value_name = "TEMPLATE"
+    )]
+    pub body: String,
+    #[arg(
+        long,
+        help = with_placeholder(OTHER_BODY_HELP),
+        long_help = with_default(OTHER_BODY_HELP, defaults::OTHER_BODY),
+        default_value = defaults::OTHER_BODY,
+        hide_default_value = true,
+        value_name = "TEMPLATE"
+    )]
+    pub other_body: String,
+    /// JSON pointer to the created resource's id in a 2xx answer.
+    #[arg(long, default_value = defaults::ID_POINTER, value_name = "POINTER")]
+    pub id_pointer: String,
+    /// An extra header for every request, e.g. -H 'Authorization: Bearer t'
+    /// (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Requests in the burst, all with one key.
+    #[arg(long, default_value_t = defaults::BURST, value_name = "N")]
+    pub burst: usize,
+    /// The hang check's bursts, in order.
+    #[arg(
+        long,
+        default_values_t = defaults::HANG_BURSTS,
+        value_delimiter = ',',
+        value_name = "N,N"
+    )]
+    pub hang: Vec<usize>,
+    /// The bound of every request, in milliseconds.
+    #[arg(long, default_value_t = defaults::TIMEOUT_MS, value_name = "MS")]
+    pub timeout_ms: u64,
+    /// Where to count the effects (PostgreSQL URL); with --count-sql.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// A query returning how many effects exist, e.g. "select count(*) from
+    /// payments".
+    #[arg(long, value_name = "SQL")]
+    pub count_sql: Option<String>,
+    /// A check not to run (repeatable).
+    #[arg(long, value_name = "CHECK")]
+    pub skip: Vec<CheckId>,
+    /// Probe a server that is not on this machine (it sends real requests).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Print the report as JSON (for CI).
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the report as a Markdown table.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Show the evidence of every check, not only of those that failed or
+    /// warned.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// `--skip`'s values are the table's names, each with its title in `--help`.
+impl clap::ValueEnum for CheckId {
+    fn value_variants<'a>() -> &'a [Self] {
+        CheckId::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.as_str()).help(self.title()))
+    }
+}
+
+impl ProbeArgs {
+    /// The options these flags ask for.
+    pub fn options(&self) -> Result<Options, ProbeError> {
+        let mut options = Options::across(self.urls.clone());
+        options.path.clone_from(&self.path);
+        options.method.clone_from(&self.method);
+        options.key_header.clone_from(&self.key_header);
+        options.body.clone_from(&self.body);
+        options.other_body.clone_from(&self.other_body);
+        options.id_pointer.clone_from(&self.id_pointer);
+        options.headers = self
+            .headers
+            .iter()
+            .map(|line| {
+                line.split_once(':')
+                    .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+                    .filter(|(name, _)| !name.is_empty())
+                    .ok_or_else(|| ProbeError::Options(format!("-H {line:?} is not 'NAME: VALUE'")))
+            })
+            .collect::<Result<_, _>>()?;
+        options.burst = self.burst;
+        options.hang_bursts.clone_from(&self.hang);
+        options.timeout = Duration::from_millis(self.timeout_ms);
+        options.database_url.clone_from(&self.database_url);
+        options.count_sql.clone_from(&self.count_sql);
+        options.allow_remote = self.allow_remote;
+        options.skip.clone_from(&self.skip);
+        Ok(options)
+    }
+
+    /// The report as these flags ask: JSON, Markdown, or a table `width` wide.
+    pub fn render(&self, report: &Report, width: u16) -> String {
+        if self.json {
+            // A report is plain data: it always serialises.
+            serde_json::to_string_pretty(report).unwrap_or_default() + "\n"
+        } else if self.markdown {
+            crate::markdown(report)
+        } else {
+            crate::table(report, width, self.verbose)
+        }
+    }
+}
+
+/// Runs the probe on a runtime of its own and prints its report `width`
+/// columns wide; true when no check failed.
+pub fn run(args: &ProbeArgs, width: u16) -> Result<bool, ProbeError> {
+    let options = args.options()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ProbeError::Options(format!("cannot start a tokio runtime: {e}")))?;
+    let report = runtime.block_on(crate::run(&options))?;
+    // A reader that stops early (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().write_all(args.render(&report, width).as_bytes());
+    Ok(report.passed())
+}
+
+/// The width to lay the table out in: `COLUMNS`, or 100 columns.
+pub fn width_from_env() -> u16 {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .unwrap_or(100)
+        .clamp(40, 400)
+}
+
+/// The warning `--allow-remote` earns, for the caller to print its way.
+pub const REMOTE_WARNING: &str =
+    "--allow-remote: the probe sends real requests, which create real resources";

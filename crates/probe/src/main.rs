@@ -1,0 +1,35 @@
+//! `idempotency-probe URL...`: the probe on its own, for a backend's CI. The
+//! same flags and output as `cargo workbook probe`; exit code 0 when no check
+//! failed, 1 when one did, 2 when the probe could not run.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use probe::cli::{self, ProbeArgs};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "idempotency-probe",
+    version,
+    about = "Check any HTTP API's idempotency from the outside: a burst with one key, replays, \
+             changed bodies, bad keys and bodies, lost answers, hangs."
+)]
+struct Cli {
+    #[command(flatten)]
+    args: ProbeArgs,
+}
+
+fn main() -> ExitCode {
+    let Cli { args } = Cli::parse();
+    if args.allow_remote {
+        eprintln!("warning: {}", cli::REMOTE_WARNING);
+    }
+    match cli::run(&args, cli::width_from_env()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: probe: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! `cargo workbook api --stage N`: an HTTP stage's API served for real, on
+//! 127.0.0.1, over a database of its own on the harness's PostgreSQL, until
+//! Ctrl-C. Each HTTP stage's `api` example (tests/stageN_api.rs, shared by its
+//! exercise and its model answer) is this, given its tables and router.
+//!
+//! `--instances K` serves K copies on consecutive ports over the one database,
+//! each a process of its own (this program again, told the database's URL), as
+//! a deployment behind a load balancer runs: whatever one keeps in memory, the
+//! others do not see. `--port 0` takes free ports and prints them.
+//!
+//! Ctrl-C stops the copies, drops the database and stops whatever server the
+//! harness started; a copy whose first process is gone (even by kill -9) sees
+//! its stdin close and exits.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use harness::{PoolSize, Schema, TestDb};
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+use tokio::net::TcpListener;
+
+/// What an HTTP stage serves.
+pub struct Api {
+    pub stage: u32,
+    /// The stage's tables.
+    pub schema: Schema,
+    /// The bearer token of the one client the database holds, for the stages
+    /// whose keys belong to a client (8 on); `None` before.
+    pub token: Option<&'static str>,
+    pub router: fn(PgPool) -> Router,
+}
+
+/// The token of the client `api` creates for the stages with clients.
+#[allow(dead_code)] // stage 6 has no clients
+pub const TOKEN: &str = "api-token";
+
+/// What each copy's pool may hold: the tests' pool of 10.
+const POOL: u32 = 10;
+/// How long the first process waits for each other copy to listen.
+const COPY_READY_WITHIN: Duration = Duration::from_secs(30);
+
+struct Args {
+    port: u16,
+    instances: u16,
+    /// Set for the copies the first process starts: serve on this database.
+    database_url: Option<String>,
+}
+
+pub fn main(api: Api) -> ExitCode {
+    let args = match args() {
+        Ok(args) => args,
+        Err(why) => {
+            eprintln!("api: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("api: cannot start a tokio runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = match &args.database_url {
+        Some(url) => runtime.block_on(serve_copy(&api, args.port, url)),
+        None => runtime.block_on(serve_all(&api, &args)),
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("api: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let mut parsed = Args {
+        port: 8080,
+        instances: 1,
+        database_url: None,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => {
+                parsed.port = args
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .ok_or("--port takes a number from 0 (any free port) to 65535")?;
+            }
+            "--instances" => {
+                parsed.instances = args
+                    .next()
+                    .and_then(|k| k.parse().ok())
+                    .filter(|k| (1..=16).contains(k))
+                    .ok_or("--instances takes a number from 1 to 16")?;
+            }
+            "--database-url" => {
+                parsed.database_url = Some(args.next().ok_or("--database-url takes a URL")?);
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?} (only --port N and --instances K)"
+                ));
+            }
+        }
+    }
+    let last = u32::from(parsed.port) + u32::from(parsed.instances) - 1;
+    if parsed.port != 0 && last > u32::from(u16::MAX) {
+        return Err(format!(
+            "{} instances from port {} go past 65535: pick a lower --port",
+            parsed.instances, parsed.port
+        ));
+    }
+    Ok(parsed)
+}
+
+async fn listen(port: u16) -> Result<TcpListener, String> {
+    TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
+        format!(
+            "cannot listen on 127.0.0.1:{port} ({e}): is another server there? \
+             `cargo workbook api --port N` picks another (0: any free port)"
+        )
+    })
+}
+
+/// The first process: the database, this copy, the others, and the way in.
+async fn serve_all(api: &Api, args: &Args) -> Result<(), String> {
+    // The port first: a busy one is the likeliest mistake, and costs no database.
+    let listener = listen(args.port).await?;
+    let stopped = Arc::new(tokio::sync::Notify::new());
+    let on_ctrl_c = stopped.clone();
+    ctrlc::set_handler(move || on_ctrl_c.notify_one())
+        .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+
+    let db = TestDb::try_create(api.schema).await?;
+    if api.token.is_some() {
+        // The client the printed commands send as (stage 8's clients table).
+        db.execute(
+            "INSERT INTO clients (name, token_hash) VALUES \
+             ('api-client', encode(sha256(convert_to('api-token', 'UTF8')), 'hex'))",
+        )
+        .await;
+    }
+    let url = db.url();
+    let mut addrs = vec![listener.local_addr().map_err(|e| e.to_string())?];
+    let mut copies = Copies(Vec::new());
+    for i in 1..args.instances {
+        let port = if args.port == 0 { 0 } else { args.port + i };
+        let (child, addr) = start_copy(port, &url).await?;
+        copies.0.push(child);
+        addrs.push(addr);
+    }
+    let pool = db.pool(PoolSize::of(POOL));
+    let server = tokio::spawn(payment_model::serve(listener, (api.router)(pool.clone())));
+    println!("{}", welcome(api, &addrs, &db));
+
+    stopped.notified().await;
+    server.abort();
+    // The copies go before the database they are connected to.
+    drop(copies);
+    pool.close().await;
+    let name = db.name().to_owned();
+    drop(db);
+    println!("\nStopped; database {name} dropped.");
+    Ok(())
+}
+
+/// The other copies, stopped when dropped.
+struct Copies(Vec<Child>);
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Starts this program again as a copy on `port` over `url`; returns once it
+/// listens, with the address it got.
+async fn start_copy(port: u16, url: &str) -> Result<(Child, std::net::SocketAddr), String> {
+    let program = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let mut child = Command::new(program)
+        .args(["--port", &port.to_string(), "--database-url", url])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start another instance: {e}"))?;
+    let stdout = child.stdout.take().ok_or("the copy has no stdout")?;
+    let first_line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).map(|_| line)
+    });
+    let line = match tokio::time::timeout(COPY_READY_WITHIN, first_line).await {
+        Ok(Ok(Ok(line))) => line,
+        _ => String::new(),
+    };
+    match line.trim().strip_prefix("listening ").map(str::parse) {
+        Some(Ok(addr)) => Ok((child, addr)),
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(format!(
+                "the instance on port {port} did not start within {COPY_READY_WITHIN:?} \
+                 (its error is above)"
+            ))
+        }
+    }
+}
+
+/// A copy: this API on `port` over the database at `url`, until the first
+/// process closes its stdin (it stopped, or was killed) or Ctrl-C.
+async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), String> {
+    let listener = listen(port).await?;
+    let stopped = Arc::new(tokio::sync::Notify::new());
+    let on_ctrl_c = stopped.clone();
+    ctrlc::set_handler(move || on_ctrl_c.notify_one())
+        .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+    let pool = PgPoolOptions::new()
+        .max_connections(POOL)
+        .connect(url)
+        .await
+        .map_err(|e| format!("cannot connect to the first instance's database: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    tokio::spawn(payment_model::serve(listener, (api.router)(pool.clone())));
+    println!("listening {addr}");
+    let _ = std::io::stdout().flush();
+    let orphaned = stopped.clone();
+    std::thread::spawn(move || {
+        // Nothing is ever written: end of input means the first process is gone.
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+        orphaned.notify_one();
+    });
+    stopped.notified().await;
+    pool.close().await;
+    Ok(())
+}
+
+/// What is served, and the commands to try it.
+fn welcome(api: &Api, addrs: &[std::net::SocketAddr], db: &TestDb) -> String {
+    let which = if env!("CARGO_PKG_NAME").ends_with("-solution") {
+        "the model answer"
+    } else {
+        "your exercise"
+    };
+    let urls: Vec<String> = addrs.iter().map(|a| format!("http://{a}")).collect();
+    let url = db.url();
+    let auth = match api.token {
+        Some(token) => format!(" -H 'Authorization: Bearer {token}'"),
+        None => String::new(),
+    };
+    let instances = match urls.len() {
+        1 => format!("on {}", urls[0]),
+        k => format!(
+            "as {k} instances (each a process of its own, one database): {}",
+            urls.join(" ")
+        ),
+    };
+    format!(
+        "Stage {stage}'s POST /payments ({which}) {instances}, database {name}.\n\n\
+         Pay (run it twice: the second is a replay):\n  \
+         curl -i {first}/payments{auth} -H 'Idempotency-Key: key-1' \
+         -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'\n\
+         Look at the rows:\n  psql '{url}' -c 'table payments' -c 'table idempotency_keys'\n\
+         Probe it (from another terminal):\n  cargo workbook probe {all}{auth} \
+         --database-url '{url}' --count-sql 'select count(*) from payments'\n\n\
+         Ctrl-C stops it and drops the database.",
+        stage = api.stage,
+        name = db.name(),
+        first = urls[0],
+        all = urls.join(" "),
+    )
+}

@@ -393,7 +393,9 @@ def given_files(stage):
     """Files of solution crates that a stage's exercise uses as they are (`#[path]`,
     `include_str!`): given code, not the model answer."""
     root = BOOK.parent
-    folder = root / "exercises" / stage["exercise"].removesuffix("-exercise")
+    # The exercise's package is stageN-SLUG-exercise unless stages.toml overrides it.
+    package = stage.get("exercise") or f"stage{stage['number']}-{stage['slug']}-exercise"
+    folder = root / "exercises" / package.removesuffix("-exercise")
     given = set()
     for source in folder.rglob("*.rs") if folder.is_dir() else []:
         for target in re.findall(r'(?:#\[path\s*=\s*|include_str!\()\s*"([^"]+)"', source.read_text(encoding="utf-8")):

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use axum::response::Response;
 use axum::routing::post;
 use payment_model::{PaymentError, Reply};
 use sqlx::PgPool;
@@ -159,26 +159,11 @@ fn unauthorized(why: Unauthenticated) -> Response {
 }
 
 // ANCHOR: respond
-/// The reply as an HTTP response: refusals as `application/problem+json`, and a
-/// replayed answer marked `Idempotent-Replayed: true`.
+/// The reply as stage 6 sends it (problem+json refusals, `Retry-After` on the
+/// answers that ask for a retry), and a replayed answer marked
+/// `Idempotent-Replayed: true`.
 fn respond(reply: Reply, replayed: bool) -> Response {
-    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let content_type = if status.is_client_error() || status.is_server_error() {
-        "application/problem+json"
-    } else {
-        "application/json"
-    };
-    let mut response = (
-        status,
-        [(header::CONTENT_TYPE, content_type)],
-        reply.body.to_string(),
-    )
-        .into_response();
-    // 409 and 502 ask for a retry with the same key: say when.
-    if let Some(seconds) = reply.retry_after() {
-        let seconds = HeaderValue::from(seconds);
-        response.headers_mut().insert(header::RETRY_AFTER, seconds);
-    }
+    let mut response = stage6::respond(reply);
     if replayed {
         response
             .headers_mut()

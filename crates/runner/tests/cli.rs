@@ -3,10 +3,9 @@
 //! compile), and a sound workbook for `verify`. The fixtures are workspaces of
 //! their own, without dependencies; they build into `target/tmp/runner-fixtures`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 fn fixture(name: &str) -> PathBuf {
@@ -310,17 +309,22 @@ impl Screen {
 
     /// Waits (at most 120 s) until `needle` has been printed; returns all so far.
     fn wait_for(&self, needle: &str) -> String {
+        self.wait_until(&format!("{needle:?}"), |text| text.contains(needle))
+    }
+
+    /// Waits (at most 120 s) until what has been printed satisfies `done`; returns it.
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let (lock, changed) = &*self.text;
         let (text, timeout) = changed
             .wait_timeout_while(
                 lock.lock().expect("the screen lock"),
                 Duration::from_secs(120),
-                |t| !t.contains(needle),
+                |t| !done(t),
             )
             .expect("the screen lock");
         assert!(
             !timeout.timed_out(),
-            "{needle:?} never appeared within 120 s:\n{text}"
+            "{what} never appeared within 120 s:\n{text}"
         );
         text.clone()
     }
@@ -548,62 +552,37 @@ fn the_solution_is_shown_once_the_stage_passes_or_with_yes() {
     );
 }
 
-#[test]
-fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
-    let root = copy_of("workbook", "watch");
-    let state = root.join(".workbook");
-    let mut child = workbook(&root, &state)
+/// `workbook watch 1` in `root`, its stdin to type on and its screen followed.
+fn watch_stage_1(root: &Path, state: &Path) -> (Child, std::process::ChildStdin, Screen) {
+    let mut child = workbook(root, state)
         .args(["watch", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("the runner starts");
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let mut seen = Vec::new();
-    let mut wait_for_runs = |runs: usize, seen: &mut Vec<String>| {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while seen.iter().filter(|l| l.contains("Watching")).count() < runs {
-            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) => seen.push(line),
-                Err(_) => {
-                    let _ = child.kill();
-                    panic!("no run {runs} within 120 s:\n{}", seen.join("\n"));
-                }
-            }
-        }
-    };
-    wait_for_runs(1, &mut seen);
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let screen = Screen::follow(child.stdout.take().expect("stdout is piped"));
+    (child, stdin, screen)
+}
+
+#[test]
+fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
+    let root = copy_of("workbook", "watch");
+    let state = root.join(".workbook");
+    let (child, mut stdin, screen) = watch_stage_1(&root, &state);
+    let runs = |n: usize| move |text: &str| text.matches("Watching").count() >= n;
+    screen.wait_until("the first run", runs(1));
     stdin.write_all(b"\n").expect("Enter is sent");
-    wait_for_runs(2, &mut seen);
+    screen.wait_until("a second run, after Enter", runs(2));
     let lib = root.join("stages/pass-exercise/src/lib.rs");
     let mut text = std::fs::read_to_string(&lib).expect("readable");
     text.push_str("// saved again\n");
     std::fs::write(&lib, text).expect("the exercise is saved");
-    wait_for_runs(3, &mut seen);
+    let all = screen.wait_until("a third run, after the save", runs(3));
     stdin.write_all(b"q\n").expect("q is sent");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the runner is there") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("q did not stop watch");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success());
-    let all = seen.join("\n");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert!(out.status.success(), "q stops watch: {:?}", out.status);
     assert_eq!(all.matches("✔ All 2 tests pass").count(), 3, "{all}");
 }
 
@@ -611,49 +590,22 @@ fn watch_reruns_on_enter_and_on_save_and_stops_on_q() {
 fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
     let root = copy_of("workbook", "watch-keys");
     let state = root.join(".workbook");
-    let mut child = workbook(&root, &state)
-        .args(["watch", "1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the runner starts");
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let mut seen: Vec<String> = Vec::new();
-    let wait_for = |needle: &str, seen: &mut Vec<String>| {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while !seen.iter().any(|l| l.contains(needle)) {
-            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) => seen.push(line),
-                Err(_) => panic!("no {needle:?} within 120 s:\n{}", seen.join("\n")),
-            }
-        }
-    };
-    wait_for("n: on to stage 2", &mut seen);
+    let (child, mut stdin, screen) = watch_stage_1(&root, &state);
+    let shown = screen.wait_for("n: on to stage 2");
     assert!(
-        seen.iter()
+        shown
+            .lines()
             .any(|l| l.starts_with("Progress █░░░ 1 of 4 stages done")),
-        "the progress bar: {}",
-        seen.join("\n")
+        "the progress bar: {shown}"
     );
     stdin.write_all(b"h\n").expect("h is sent");
-    wait_for("Hint 1 of 2 for stage 1", &mut seen);
+    screen.wait_for("Hint 1 of 2 for stage 1");
     stdin.write_all(b"n\n").expect("n is sent");
-    wait_for("Stage 2 of 4", &mut seen);
-    wait_for("n: the next stage, once this one passes", &mut seen);
+    screen.wait_for("Stage 2 of 4");
+    let all = screen.wait_for("n: the next stage, once this one passes");
     stdin.write_all(b"q\n").expect("q is sent");
     let out = wait_bounded(child, Duration::from_secs(10));
     assert!(out.status.success());
-    let all = seen.join("\n");
     assert_eq!(
         all.matches("Stage 1 of 4").count(),
         1,

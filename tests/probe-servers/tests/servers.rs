@@ -154,9 +154,18 @@ async fn python_checking_then_writing_fails_the_burst_only() {
 #[case::java("java-wrong")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_second_connection_while_holding_one_fails_as_a_suspected_deadlock(#[case] name: &str) {
-    let Some(probed) = probe_server(name).await else {
+    let Some(mut probed) = probe_server(name).await else {
         return;
     };
+    // Go's database/sql gives a freed connection to a waiter it picks at random:
+    // when the first request's connection goes to a read, the burst can escape the
+    // deadlock. A burst that escaped is probed once more, on a database of its own.
+    if name == "go-wrong" && probed.check(CheckId::Burst).verdict != Verdict::Fail {
+        let Some(again) = probe_server(name).await else {
+            return;
+        };
+        probed = again;
+    }
     probed.assert_fails_exactly(&[CheckId::Burst, CheckId::Hang]);
     let hang = probed.check(CheckId::Hang);
     assert!(

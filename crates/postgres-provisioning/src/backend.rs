@@ -112,7 +112,7 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
             });
             match &found {
                 Ok(backend) => announce(&format!("harness: {}", backend.description)),
-                Err(_) => crate::report(&crate::Condition::NoServer),
+                Err(_) => crate::tell(crate::Notice::NoServer),
             }
             found
         })
@@ -120,12 +120,10 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
 }
 
 /// Prints outside libtest's output capture, so that it shows once per process.
-/// The runner shows it too (as a [`crate::Condition::Note`]).
+/// The listener hears it too ([`crate::listen`]): the runner shows it.
 pub(crate) fn announce(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
-    crate::report(&crate::Condition::Note {
-        text: line.to_owned(),
-    });
+    crate::tell(crate::Notice::Said(line));
 }
 
 fn find() -> Result<Backend, NoServer> {
@@ -197,13 +195,13 @@ pub async fn url_backend(url: &str) -> Result<Backend, NoServer> {
     let admin: PgConnectOptions = url
         .parse()
         .map_err(|e| NoServer::new(format!("DATABASE_URL={shown} is not a PostgreSQL URL: {e}")))?;
-    let max_connections = crate::db::probe(&admin)
+    let max_connections = crate::databases::probe(&admin)
         .await
         .map_err(|e| NoServer::new(format!("DATABASE_URL={shown}: could not connect: {e}")))?;
-    crate::db::may_create_databases(&admin)
+    crate::databases::may_create_databases(&admin)
         .await
         .map_err(|why| NoServer::new(format!("DATABASE_URL={shown}: {why}")))?;
-    crate::db::drop_databases_of_dead_runs(&admin).await;
+    crate::databases::drop_databases_of_dead_runs(&admin).await;
     Ok(Backend {
         choice: BackendChoice::Url,
         admin,

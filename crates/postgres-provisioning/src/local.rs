@@ -805,7 +805,7 @@ fn wait_for_clean_up(mut child: Child) {
 async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u32, String> {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        match crate::db::probe(admin).await {
+        match crate::databases::probe(admin).await {
             Ok(max) => return Ok(max),
             Err(e) => {
                 let log = std::fs::read_to_string(run_dir.join("postgres.log")).unwrap_or_default();

@@ -39,7 +39,7 @@ use testcontainers_modules::testcontainers::{ContainerRequest, ImageExt};
 
 use crate::backend::{Backend, BackendChoice, NoServer, announce};
 use crate::cleanup::{alive, at_exit, host_name};
-use crate::db::drop_databases_of_dead_runs;
+use crate::databases::drop_databases_of_dead_runs;
 use crate::engine::{Engine, split_image};
 
 /// The image learners get: the official one, small, pulled once.
@@ -425,7 +425,7 @@ fn sweep_dead_owners(engine: &Engine) {
 async fn wait_until_ready(admin: &PgConnectOptions, bound: Duration) -> Result<u32, sqlx::Error> {
     let deadline = Instant::now() + bound;
     loop {
-        match crate::db::probe(admin).await {
+        match crate::databases::probe(admin).await {
             Ok(max) => return Ok(max),
             Err(e) if Instant::now() > deadline => return Err(e),
             Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,

@@ -1,0 +1,71 @@
+//! A real PostgreSQL server for the tests, found or started, never a mock.
+//!
+//! [`backend`] gives the process its server, found in this order (and the choice
+//! is printed once per process):
+//!
+//! 1. `DATABASE_URL`, when set;
+//! 2. a testcontainers Postgres, when a container engine answers (Docker, Podman,
+//!    Colima, ...: see `engine.rs`; `container.rs` for the image and clean-up);
+//! 3. a throwaway cluster started from local PostgreSQL binaries (`initdb`, `postgres`).
+//!
+//! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
+//! the server goes away with the process, even after `kill -9` (`cleanup.rs`).
+//! [`LocalCluster`] starts a cluster of its own with other settings or in another
+//! place (the route benchmark's production-like server), with the same clean-up.
+//!
+//! What the tests do with the server (a database per test, bursts, gates) is the
+//! harness's (`tests/harness`).
+
+mod backend;
+mod cleanup;
+mod container;
+mod databases;
+mod engine;
+mod local;
+
+use std::sync::OnceLock;
+
+pub use backend::{Backend, BackendChoice, NoServer, backend, redact, url_backend};
+pub use cleanup::at_exit;
+pub use container::{
+    DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
+    remove_kept_container,
+};
+pub use databases::{owner, without_createdb};
+pub use engine::{Endpoint, Engine, Places, engine, find_engine};
+pub use local::{
+    Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
+};
+
+/// What the search for a server says besides printing it: the harness passes it
+/// on to the runner (its `Condition`s), which shows it beside the tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice<'a> {
+    /// A line printed for the learner ("harness: ...").
+    Said(&'a str),
+    /// No server could be had.
+    NoServer,
+}
+
+static LISTENER: OnceLock<fn(Notice<'_>)> = OnceLock::new();
+
+/// Who hears the [`Notice`]s of this process; the first caller wins.
+pub fn listen(listener: fn(Notice<'_>)) {
+    let _ = LISTENER.set(listener);
+}
+
+pub(crate) fn tell(notice: Notice<'_>) {
+    if let Some(listener) = LISTENER.get() {
+        listener(notice);
+    }
+}
+
+/// SHA-256 of some text, in hex: names derived from content (a cache directory,
+/// a machine's tag).
+pub(crate) fn content_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -8,6 +8,7 @@ use std::time::Instant;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::engine::{self, Endpoint, Engine};
+use crate::error::{Attempt, ContainerError, LocalError, UrlError};
 use crate::{container, local};
 
 /// A running server the harness can create databases on.
@@ -39,30 +40,28 @@ impl BackendChoice {
                 "url" => Ok(Some(Self::Url)),
                 "container" => Ok(Some(Self::Container)),
                 "local" => Ok(Some(Self::Local)),
-                other => Err(NoServer::new(format!(
-                    "WORKBOOK_DB={other:?} is not one of url, container, local (or unset it to let the harness choose)"
-                ))),
+                other => Err(NoServer::new(Attempt::UnknownChoice(other.to_owned()))),
             },
         }
     }
 }
 
 /// No server could be had; the message says what was tried and the ways out.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct NoServer {
-    tried: Vec<String>,
+    tried: Vec<Attempt>,
 }
 
 impl NoServer {
-    pub(crate) fn new(tried: impl Into<String>) -> Self {
+    pub(crate) fn new(tried: impl Into<Attempt>) -> Self {
         Self {
             tried: vec![tried.into()],
         }
     }
 
-    /// The first thing tried, on one line.
-    fn first(&self) -> &str {
-        self.tried.first().map(String::as_str).unwrap_or("")
+    /// What was tried, in order, and why each failed.
+    pub fn tried(&self) -> &[Attempt] {
+        &self.tried
     }
 
     fn and(mut self, other: NoServer) -> Self {
@@ -94,6 +93,19 @@ impl fmt::Display for NoServer {
 
 impl std::error::Error for NoServer {}
 
+/// One way tried, and why it failed.
+macro_rules! no_server_from {
+    ($($error:ty),*) => {$(
+        impl From<$error> for NoServer {
+            fn from(error: $error) -> Self {
+                Self::new(error)
+            }
+        }
+    )*};
+}
+
+no_server_from!(UrlError, ContainerError, LocalError);
+
 static BACKEND: OnceLock<Result<Backend, NoServer>> = OnceLock::new();
 
 /// The server of this test process, started on first use.
@@ -105,11 +117,9 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
         .get_or_init(|| {
             // Starting a server awaits connections; do it on a runtime of its own so
             // that it works from any test, async or not.
-            let found = std::thread::spawn(find).join().unwrap_or_else(|_| {
-                Err(NoServer::new(
-                    "the harness panicked while starting PostgreSQL",
-                ))
-            });
+            let found = std::thread::spawn(find)
+                .join()
+                .unwrap_or_else(|_| Err(NoServer::new(Attempt::Panicked)));
             match &found {
                 Ok(backend) => announce(&format!("harness: {}", backend.description)),
                 Err(_) => crate::tell(crate::Notice::NoServer),
@@ -130,16 +140,16 @@ fn find() -> Result<Backend, NoServer> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| NoServer::new(format!("could not start a tokio runtime: {e}")))?;
+        .map_err(|e| NoServer::new(Attempt::Runtime(e)))?;
     runtime.block_on(async {
         match BackendChoice::from_env()? {
             Some(BackendChoice::Url) => from_url().await,
             Some(BackendChoice::Container) => {
-                let engine = engine::engine()
-                    .map_err(|why| NoServer::new(format!("WORKBOOK_DB=container, but {why}")))?;
-                container_on(&engine).await
+                let engine =
+                    engine::engine().map_err(|why| NoServer::new(Attempt::ContainerForced(why)))?;
+                Ok(container_on(&engine).await?)
             }
-            Some(BackendChoice::Local) => local::start().await,
+            Some(BackendChoice::Local) => Ok(local::start().await?),
             None => {
                 if std::env::var_os("DATABASE_URL").is_some() {
                     return from_url().await;
@@ -150,22 +160,24 @@ fn find() -> Result<Backend, NoServer> {
                         Err(e) => {
                             // One line, then the next way: a learner without a
                             // registry still gets a verdict, in seconds.
-                            announce(&format!("harness: {}; trying local binaries", e.first()));
-                            e
+                            announce(&format!("harness: {e}; trying local binaries"));
+                            NoServer::new(e)
                         }
                     },
-                    Err(why) => NoServer::new(format!("Docker: {why}")),
+                    Err(why) => NoServer::new(Attempt::NoEngine(why)),
                 };
-                local::start()
-                    .await
-                    .map_err(|e| NoServer::new("DATABASE_URL: not set").and(docker).and(e))
+                local::start().await.map_err(|e| {
+                    NoServer::new(Attempt::NoUrl)
+                        .and(docker)
+                        .and(NoServer::new(e))
+                })
             }
         }
     })
 }
 
 /// Starts the container on `engine`, making sure testcontainers talks to the same one.
-async fn container_on(engine: &Engine) -> Result<Backend, NoServer> {
+async fn container_on(engine: &Engine) -> Result<Backend, ContainerError> {
     let default = Endpoint::Unix("/var/run/docker.sock".into());
     if std::env::var_os("DOCKER_HOST").is_none() && engine.endpoint != default {
         // testcontainers reads DOCKER_HOST only from the environment. Set once, on
@@ -182,25 +194,32 @@ async fn container_on(engine: &Engine) -> Result<Backend, NoServer> {
 }
 
 async fn from_url() -> Result<Backend, NoServer> {
-    let url = std::env::var("DATABASE_URL")
-        .map_err(|_| NoServer::new("WORKBOOK_DB=url, but DATABASE_URL is not set"))?;
-    url_backend(&url).await
+    let url = std::env::var("DATABASE_URL").map_err(|_| UrlError::NotSet)?;
+    Ok(url_backend(&url).await?)
 }
 
 /// The server at `url`, if the harness may create databases there. Databases that
 /// killed runs of this machine left on it are dropped first.
-pub async fn url_backend(url: &str) -> Result<Backend, NoServer> {
+pub async fn url_backend(url: &str) -> Result<Backend, UrlError> {
     let started = Instant::now();
     let shown = redact(url);
-    let admin: PgConnectOptions = url
-        .parse()
-        .map_err(|e| NoServer::new(format!("DATABASE_URL={shown} is not a PostgreSQL URL: {e}")))?;
-    let max_connections = crate::databases::probe(&admin)
-        .await
-        .map_err(|e| NoServer::new(format!("DATABASE_URL={shown}: could not connect: {e}")))?;
+    let admin: PgConnectOptions = url.parse().map_err(|source| UrlError::NotPostgres {
+        shown: shown.clone(),
+        source,
+    })?;
+    let max_connections =
+        crate::databases::probe(&admin)
+            .await
+            .map_err(|source| UrlError::Unreachable {
+                shown: shown.clone(),
+                source,
+            })?;
     crate::databases::may_create_databases(&admin)
         .await
-        .map_err(|why| NoServer::new(format!("DATABASE_URL={shown}: {why}")))?;
+        .map_err(|why| UrlError::MayNotCreate {
+            shown: shown.clone(),
+            why,
+        })?;
     crate::databases::drop_databases_of_dead_runs(&admin).await;
     Ok(Backend {
         choice: BackendChoice::Url,

@@ -10,6 +10,7 @@ use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
 use crate::backend::announce;
 use crate::cleanup::{alive, host_name};
+use crate::error::CreateDbError;
 
 /// Connects once and reads `max_connections`: proof that the server answers.
 pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
@@ -84,10 +85,10 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
 
 /// Whether the role logged in on `admin` may create databases: every test gets
 /// one of its own. The way out when it may not, in words a newcomer can follow.
-pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(), String> {
+pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(), CreateDbError> {
     let mut conn = PgConnection::connect_with(admin)
         .await
-        .map_err(|e| format!("could not connect: {e}"))?;
+        .map_err(CreateDbError::Connect)?;
     // CREATEDB is an attribute of the role itself: it is not inherited from roles
     // it is a member of, so this one row is the whole answer.
     let may: Option<bool> = sqlx::query_scalar(
@@ -95,10 +96,12 @@ pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(),
     )
     .fetch_optional(&mut conn)
     .await
-    .map_err(|e| format!("could not read the role's attributes: {e}"))?;
+    .map_err(CreateDbError::ReadRole)?;
     let _ = conn.close().await;
     match may {
-        Some(false) => Err(without_createdb(admin.get_username())),
+        Some(false) => Err(CreateDbError::NotAllowed {
+            role: admin.get_username().to_owned(),
+        }),
         _ => Ok(()),
     }
 }

@@ -21,6 +21,7 @@ mod cleanup;
 mod container;
 mod databases;
 mod engine;
+mod error;
 mod local;
 
 use std::sync::OnceLock;
@@ -33,6 +34,7 @@ pub use container::{
 };
 pub use databases::{owner, without_createdb};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};
+pub use error::{Attempt, ContainerError, CreateDbError, EngineError, LocalError, UrlError};
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };

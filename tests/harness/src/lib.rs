@@ -34,12 +34,9 @@ pub use wire::{WireLog, WireRelay};
 /// Finding and starting the server, a crate of its own since the runner's
 /// `doctor` and the route benchmark use it too.
 pub use postgres_provisioning as provisioning;
-pub use postgres_provisioning::{
-    Backend, BackendChoice, Binaries, ClusterSettings, DEFAULT_IMAGE, Endpoint, Engine,
-    KEPT_CONTAINER, LocalCluster, NoServer, Places, engine, file_system_of, find_binaries,
-    find_engine, keep_container, kept_container, pg_image, redact, remove_kept_container,
-    server_account, url_backend,
-};
+/// The server a test's database lives on ([`backend`]); the rest of finding and
+/// starting it is in [`provisioning`].
+pub use postgres_provisioning::{Backend, BackendChoice, NoServer};
 
 /// The server of this test process, started on first use; what the search says
 /// reaches the runner as [`Condition`]s.

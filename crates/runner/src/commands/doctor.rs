@@ -68,13 +68,13 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     match &url {
         Some(url) => ok(&format!(
             "1. DATABASE_URL is set ({})",
-            harness::redact(url)
+            postgres_provisioning::redact(url)
         )),
         None => info("1. DATABASE_URL is not set (optional: set it to use a server of your own)."),
     }
-    let docker = harness::engine();
-    let binaries = harness::find_binaries();
-    let account = harness::server_account();
+    let docker = postgres_provisioning::engine();
+    let binaries = postgres_provisioning::find_binaries();
+    let account = postgres_provisioning::server_account();
     let local_works = binaries.is_ok() && account.is_ok();
     match &docker {
         Ok(engine) => {
@@ -142,9 +142,9 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     spinner.phase("Starting PostgreSQL");
     // Outside CI, `stage N` keeps its container between runs: so does this.
     if crate::environment::container_is_kept() {
-        harness::keep_container();
+        postgres_provisioning::keep_container();
     }
-    let backend = harness::backend();
+    let backend = postgres_provisioning::backend();
     spinner.finish();
     let backend = match backend {
         Ok(b) => b,
@@ -161,9 +161,9 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
 }
 
 /// The image the tests would run, and the kept container.
-fn container_details(engine: &harness::Engine) {
-    let image = harness::pg_image();
-    let chosen = if image == harness::DEFAULT_IMAGE {
+fn container_details(engine: &postgres_provisioning::Engine) {
+    let image = postgres_provisioning::pg_image();
+    let chosen = if image == postgres_provisioning::DEFAULT_IMAGE {
         "the default"
     } else {
         "from WORKBOOK_PG_IMAGE"
@@ -181,7 +181,7 @@ fn container_details(engine: &harness::Engine) {
         )),
         Err(why) => missing(&format!("   Image {image}: {why}"), "check the engine"),
     }
-    match harness::kept_container(engine) {
+    match postgres_provisioning::kept_container(engine) {
         Ok(Some(kept)) => ok(&format!(
             "   Kept container: {kept}; {} reuses it, {} removes it.",
             command("stage N"),
@@ -191,7 +191,7 @@ fn container_details(engine: &harness::Engine) {
             "   No kept container: the next {} starts {} and keeps it between runs \
              (plain `cargo test` and CI use throwaway containers).",
             command("stage N"),
-            harness::KEPT_CONTAINER
+            postgres_provisioning::KEPT_CONTAINER
         )),
         Err(why) => missing(&format!("   Kept container: {why}"), "check the engine"),
     }
@@ -199,20 +199,23 @@ fn container_details(engine: &harness::Engine) {
 
 /// `workbook db-stop`: removes the container kept between runs.
 pub fn db_stop() -> Result<bool, Error> {
-    let engine = match harness::engine() {
+    let engine = match postgres_provisioning::engine() {
         Ok(engine) => engine,
         Err(why) => {
             println!("No container engine answers ({why}): no kept container to remove.");
             return Ok(true);
         }
     };
-    match harness::remove_kept_container(&engine) {
+    match postgres_provisioning::remove_kept_container(&engine) {
         Ok(true) => println!(
             "Removed {} ({engine}). The next {} starts a new one.",
-            harness::KEPT_CONTAINER,
+            postgres_provisioning::KEPT_CONTAINER,
             command("stage N")
         ),
-        Ok(false) => println!("No {} to remove ({engine}).", harness::KEPT_CONTAINER),
+        Ok(false) => println!(
+            "No {} to remove ({engine}).",
+            postgres_provisioning::KEPT_CONTAINER
+        ),
         Err(why) => {
             println!("{} {why}", ui::bad(ui::FAIL));
             return Ok(false);
@@ -221,7 +224,7 @@ pub fn db_stop() -> Result<bool, Error> {
     Ok(true)
 }
 
-fn headroom(backend: &harness::Backend) -> Result<(), Error> {
+fn headroom(backend: &postgres_provisioning::Backend) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -7,9 +7,13 @@ use std::time::Instant;
 
 use sqlx::postgres::PgConnectOptions;
 
-use crate::engine::{self, Endpoint, Engine};
-use crate::error::{Attempt, ContainerError, LocalError, UrlError};
-use crate::{container, local};
+#[cfg(feature = "containers")]
+use crate::container;
+use crate::engine::{self, Engine};
+#[cfg(feature = "containers")]
+use crate::error::ContainerError;
+use crate::error::{Attempt, LocalError, UrlError};
+use crate::local;
 
 /// A running server the harness can create databases on.
 #[derive(Debug, Clone)]
@@ -21,6 +25,68 @@ pub struct Backend {
     pub description: String,
     /// The server's `max_connections`.
     pub max_connections: u32,
+    /// Started by another process (the runner), which handed it over and stops
+    /// it: it outlives this process, so what this process made on it must go at
+    /// exit.
+    pub handed_over: bool,
+}
+
+/// The variable through which a process that started a server (the runner)
+/// hands it to the test processes it runs: they then start none of their own.
+pub const HANDOVER_VAR: &str = "WORKBOOK_SERVER";
+
+impl Backend {
+    /// This server, as [`HANDOVER_VAR`] carries it to a child process: `None` for
+    /// `DATABASE_URL`, which the child reads itself.
+    pub fn handover(&self) -> Option<String> {
+        use sqlx::ConnectOptions;
+        let choice = match self.choice {
+            BackendChoice::Url => return None,
+            BackendChoice::Container => "container",
+            BackendChoice::Local => "local",
+        };
+        let handover = serde_json::json!({
+            "choice": choice,
+            "url": self.admin.to_url_lossy().to_string(),
+            "description": self.description,
+            "max_connections": self.max_connections,
+        });
+        Some(handover.to_string())
+    }
+
+    /// The server handed over to this process, if any.
+    fn handed_over() -> Result<Option<Backend>, Attempt> {
+        let Some(text) = std::env::var_os(HANDOVER_VAR).filter(|v| !v.is_empty()) else {
+            return Ok(None);
+        };
+        let bad = |why: &str| Attempt::BadHandover(why.to_owned());
+        let handover: serde_json::Value =
+            serde_json::from_str(&text.to_string_lossy()).map_err(|e| bad(&e.to_string()))?;
+        let choice = match handover["choice"].as_str() {
+            Some("container") => BackendChoice::Container,
+            Some("local") => BackendChoice::Local,
+            _ => return Err(bad("no choice of container or local")),
+        };
+        let admin = handover["url"]
+            .as_str()
+            .ok_or_else(|| bad("no url"))?
+            .parse::<PgConnectOptions>()
+            .map_err(|e| bad(&e.to_string()))?;
+        let max_connections = handover["max_connections"]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| bad("no max_connections"))?;
+        Ok(Some(Backend {
+            choice,
+            admin,
+            description: handover["description"]
+                .as_str()
+                .unwrap_or("a server handed over by the runner")
+                .to_owned(),
+            max_connections,
+            handed_over: true,
+        }))
+    }
 }
 
 /// The three ways to get a server, in the order the harness tries them.
@@ -104,7 +170,9 @@ macro_rules! no_server_from {
     )*};
 }
 
-no_server_from!(UrlError, ContainerError, LocalError);
+no_server_from!(UrlError, LocalError);
+#[cfg(feature = "containers")]
+no_server_from!(ContainerError);
 
 static BACKEND: OnceLock<Result<Backend, NoServer>> = OnceLock::new();
 
@@ -122,7 +190,9 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
                 .unwrap_or_else(|_| Err(NoServer::new(Attempt::Panicked)));
             match &found {
                 Ok(backend) => announce(&format!("harness: {}", backend.description)),
-                Err(_) => crate::tell(crate::Notice::NoServer),
+                Err(_) => {
+                    crate::tell(crate::Notice::NoServer);
+                }
             }
             found
         })
@@ -132,8 +202,9 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
 /// Prints outside libtest's output capture, so that it shows once per process.
 /// The listener hears it too ([`crate::listen`]): the runner shows it.
 pub(crate) fn announce(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{line}");
-    crate::tell(crate::Notice::Said(line));
+    if !crate::tell(crate::Notice::Said(line)) {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
 }
 
 fn find() -> Result<Backend, NoServer> {
@@ -141,13 +212,17 @@ fn find() -> Result<Backend, NoServer> {
         .enable_all()
         .build()
         .map_err(|e| NoServer::new(Attempt::Runtime(e)))?;
+    // The runner started the server already (and chose it as below).
+    if let Some(backend) = Backend::handed_over().map_err(NoServer::new)? {
+        return Ok(backend);
+    }
     runtime.block_on(async {
         match BackendChoice::from_env()? {
             Some(BackendChoice::Url) => from_url().await,
             Some(BackendChoice::Container) => {
                 let engine =
                     engine::engine().map_err(|why| NoServer::new(Attempt::ContainerForced(why)))?;
-                Ok(container_on(&engine).await?)
+                container_on(&engine).await.map_err(NoServer::new)
             }
             Some(BackendChoice::Local) => Ok(local::start().await?),
             None => {
@@ -177,8 +252,9 @@ fn find() -> Result<Backend, NoServer> {
 }
 
 /// Starts the container on `engine`, making sure testcontainers talks to the same one.
-async fn container_on(engine: &Engine) -> Result<Backend, ContainerError> {
-    let default = Endpoint::Unix("/var/run/docker.sock".into());
+#[cfg(feature = "containers")]
+async fn container_on(engine: &Engine) -> Result<Backend, Attempt> {
+    let default = crate::engine::Endpoint::Unix("/var/run/docker.sock".into());
     if std::env::var_os("DOCKER_HOST").is_none() && engine.endpoint != default {
         // testcontainers reads DOCKER_HOST only from the environment. Set once, on
         // the thread that starts the server, before testcontainers reads it.
@@ -190,7 +266,15 @@ async fn container_on(engine: &Engine) -> Result<Backend, ContainerError> {
             std::env::set_var("DOCKER_HOST", engine.endpoint.docker_host());
         }
     }
-    container::start(engine).await
+    Ok(container::start(engine).await?)
+}
+
+/// Without the container client, a container is what the runner hands over.
+#[cfg(not(feature = "containers"))]
+async fn container_on(engine: &Engine) -> Result<Backend, Attempt> {
+    Err(Attempt::NoContainerClient {
+        engine: engine.clone(),
+    })
 }
 
 async fn from_url() -> Result<Backend, NoServer> {
@@ -229,6 +313,7 @@ pub async fn url_backend(url: &str) -> Result<Backend, UrlError> {
             started.elapsed().as_secs_f64()
         ),
         max_connections,
+        handed_over: false,
     })
 }
 

@@ -174,6 +174,7 @@ pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
             started.elapsed().as_secs_f64()
         ),
         max_connections,
+        handed_over: false,
     })
 }
 

@@ -412,6 +412,7 @@ impl Engine {
     }
 
     /// The containers, running or not, that carry `label` (`key` or `key=value`).
+    #[cfg_attr(not(feature = "containers"), allow(dead_code))]
     pub(crate) fn containers_labelled(
         &self,
         label: &str,
@@ -428,6 +429,7 @@ impl Engine {
     }
 
     /// `docker inspect` of one container, or `None` when there is none of that name.
+    #[cfg_attr(not(feature = "containers"), allow(dead_code))]
     pub(crate) fn inspect(
         &self,
         container: &str,
@@ -470,6 +472,7 @@ pub fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
+#[cfg_attr(not(feature = "containers"), allow(dead_code))]
 fn percent_encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {

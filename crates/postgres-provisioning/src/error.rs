@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::backend::HANDOVER_VAR;
 use crate::engine::{Endpoint, Engine};
 
 /// A container engine that cannot be found, or a call of its API that failed.
@@ -78,6 +79,7 @@ fn join(errors: &[EngineError]) -> String {
 }
 
 /// A container that could not be started or reached.
+#[cfg(feature = "containers")]
 #[derive(Debug, thiserror::Error)]
 pub enum ContainerError {
     #[error(transparent)]
@@ -118,6 +120,7 @@ pub enum ContainerError {
     RemovedMeanwhile { engine: Engine, container: String },
 }
 
+#[cfg(feature = "containers")]
 impl From<EngineError> for ContainerError {
     fn from(error: EngineError) -> Self {
         Self::Engine(Box::new(error))
@@ -230,8 +233,19 @@ pub enum Attempt {
     /// `WORKBOOK_DB=container` and no engine.
     #[error("WORKBOOK_DB=container, but {0}")]
     ContainerForced(EngineError),
+    #[cfg(feature = "containers")]
     #[error(transparent)]
     Container(#[from] ContainerError),
+    /// This executable was built without the container client (the feature
+    /// `containers`), and no server was handed over.
+    #[error(
+        "{engine} answers, but this test executable was built without the container client \
+         (`cargo test -p PACKAGE` builds it so; `cargo workbook stage N` starts the container \
+         for its tests, and `cargo test` at the workspace root builds the client in)"
+    )]
+    NoContainerClient { engine: Engine },
+    #[error("{HANDOVER_VAR} does not describe a server ({0}); unset it")]
+    BadHandover(String),
     #[error(transparent)]
     Local(#[from] LocalError),
     #[error("could not start a tokio runtime: {0}")]

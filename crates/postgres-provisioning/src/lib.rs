@@ -18,6 +18,7 @@
 
 mod backend;
 mod cleanup;
+#[cfg(feature = "containers")]
 mod container;
 mod databases;
 mod engine;
@@ -26,15 +27,18 @@ mod local;
 
 use std::sync::OnceLock;
 
-pub use backend::{Backend, BackendChoice, NoServer, backend, redact, url_backend};
+pub use backend::{Backend, BackendChoice, HANDOVER_VAR, NoServer, backend, redact, url_backend};
 pub use cleanup::at_exit;
+#[cfg(feature = "containers")]
 pub use container::{
     DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
     remove_kept_container,
 };
 pub use databases::{owner, without_createdb};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};
-pub use error::{Attempt, ContainerError, CreateDbError, EngineError, LocalError, UrlError};
+#[cfg(feature = "containers")]
+pub use error::ContainerError;
+pub use error::{Attempt, CreateDbError, EngineError, LocalError, UrlError};
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };
@@ -51,14 +55,20 @@ pub enum Notice<'a> {
 
 static LISTENER: OnceLock<fn(Notice<'_>)> = OnceLock::new();
 
-/// Who hears the [`Notice`]s of this process; the first caller wins.
+/// Who hears the [`Notice`]s of this process instead of its standard error (the
+/// listener prints them, or not); the first caller wins.
 pub fn listen(listener: fn(Notice<'_>)) {
     let _ = LISTENER.set(listener);
 }
 
-pub(crate) fn tell(notice: Notice<'_>) {
-    if let Some(listener) = LISTENER.get() {
-        listener(notice);
+/// Tells the listener; false when there is none.
+pub(crate) fn tell(notice: Notice<'_>) -> bool {
+    match LISTENER.get() {
+        Some(listener) => {
+            listener(notice);
+            true
+        }
+        None => false,
     }
 }
 

@@ -382,6 +382,7 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
                 started.elapsed().as_secs_f64()
             ),
             max_connections,
+            handed_over: false,
         },
         run_dir: server.run_dir,
         binaries,

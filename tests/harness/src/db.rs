@@ -457,8 +457,9 @@ async fn template_for(backend: &'static Backend, schema: Schema) -> Result<Strin
         let name = format!("wb_tmpl_{}_{}", owner(), &hash[..12]);
         let made = make_template(backend, &name, schema).await;
         // Registered even when migrating failed: the half-made template must go too.
-        // A local cluster goes as a whole when the process exits, templates and all.
-        if backend.choice != BackendChoice::Local {
+        // A local cluster of this process goes as a whole when the process exits,
+        // templates and all; one handed over by the runner serves its next runs.
+        if backend.choice != BackendChoice::Local || backend.handed_over {
             let admin = backend.admin.clone();
             let dropped = name.clone();
             at_exit(move || {

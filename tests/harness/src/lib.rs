@@ -22,6 +22,8 @@ mod wire;
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
 
+use std::io::Write;
+
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
 pub use db::{PoolSize, Schema, TestDb, WARM_UP_BOUND};
@@ -38,13 +40,17 @@ pub use postgres_provisioning as provisioning;
 /// starting it is in [`provisioning`].
 pub use postgres_provisioning::{Backend, BackendChoice, NoServer};
 
-/// The server of this test process, started on first use; what the search says
-/// reaches the runner as [`Condition`]s.
+/// The server of this test process, started on first use (or handed over by
+/// the runner); what the search says is printed outside libtest's capture, once
+/// per process, and reaches the runner as [`Condition`]s.
 pub fn backend() -> Result<&'static Backend, &'static NoServer> {
     postgres_provisioning::listen(|notice| match notice {
-        postgres_provisioning::Notice::Said(text) => report(&Condition::Note {
-            text: text.to_owned(),
-        }),
+        postgres_provisioning::Notice::Said(text) => {
+            let _ = writeln!(std::io::stderr(), "{text}");
+            report(&Condition::Note {
+                text: text.to_owned(),
+            });
+        }
         postgres_provisioning::Notice::NoServer => report(&Condition::NoServer),
     });
     postgres_provisioning::backend()

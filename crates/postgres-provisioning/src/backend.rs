@@ -56,12 +56,17 @@ impl Backend {
 
     /// The server handed over to this process, if any.
     fn handed_over() -> Result<Option<Backend>, Attempt> {
-        let Some(text) = std::env::var_os(HANDOVER_VAR).filter(|v| !v.is_empty()) else {
-            return Ok(None);
-        };
+        match std::env::var_os(HANDOVER_VAR).filter(|v| !v.is_empty()) {
+            Some(text) => Self::from_handover(&text.to_string_lossy()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The server a [`Backend::handover`] describes.
+    fn from_handover(text: &str) -> Result<Backend, Attempt> {
         let bad = |why: &str| Attempt::BadHandover(why.to_owned());
         let handover: serde_json::Value =
-            serde_json::from_str(&text.to_string_lossy()).map_err(|e| bad(&e.to_string()))?;
+            serde_json::from_str(text).map_err(|e| bad(&e.to_string()))?;
         let choice = match handover["choice"].as_str() {
             Some("container") => BackendChoice::Container,
             Some("local") => BackendChoice::Local,
@@ -76,7 +81,7 @@ impl Backend {
             .as_u64()
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| bad("no max_connections"))?;
-        Ok(Some(Backend {
+        Ok(Backend {
             choice,
             admin,
             description: handover["description"]
@@ -85,7 +90,7 @@ impl Backend {
                 .to_owned(),
             max_connections,
             handed_over: true,
-        }))
+        })
     }
 }
 
@@ -333,7 +338,99 @@ pub fn redact(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::redact;
+    use super::{Backend, BackendChoice, redact};
+    use sqlx::postgres::PgConnectOptions;
+
+    fn backend(choice: BackendChoice, admin: PgConnectOptions) -> Backend {
+        Backend {
+            choice,
+            admin,
+            description: "PostgreSQL 15.18 from local binaries, started in 0.12 s".to_owned(),
+            max_connections: 300,
+            handed_over: false,
+        }
+    }
+
+    #[test]
+    fn a_handed_over_server_is_the_same_server_and_is_known_as_handed_over() {
+        let cluster = PgConnectOptions::new()
+            .socket("/dev/shm/workbook-pg.123.456")
+            .port(5432)
+            .username("postgres")
+            .database("postgres");
+        let handover = backend(BackendChoice::Local, cluster)
+            .handover()
+            .expect("a local cluster is handed over");
+        let got = Backend::from_handover(&handover).expect("the handover reads back");
+        assert_eq!(
+            got.choice,
+            BackendChoice::Local,
+            "the choice changed on the way"
+        );
+        assert_eq!(
+            got.admin.get_socket().map(|s| s.display().to_string()),
+            Some("/dev/shm/workbook-pg.123.456".to_owned()),
+            "the cluster's socket directory changed on the way"
+        );
+        assert_eq!(got.admin.get_port(), 5432, "the port changed on the way");
+        assert_eq!(
+            got.admin.get_username(),
+            "postgres",
+            "the user changed on the way"
+        );
+        assert_eq!(
+            got.max_connections, 300,
+            "max_connections changed on the way"
+        );
+        assert!(
+            got.description
+                .starts_with("PostgreSQL 15.18 from local binaries"),
+            "the description changed on the way: {}",
+            got.description
+        );
+        assert!(
+            got.handed_over,
+            "a handed-over server was not marked as such"
+        );
+
+        let container = PgConnectOptions::new()
+            .host("127.0.0.1")
+            .port(32768)
+            .username("postgres")
+            .password("postgres")
+            .database("postgres");
+        let handover = backend(BackendChoice::Container, container)
+            .handover()
+            .expect("a container is handed over");
+        let got = Backend::from_handover(&handover).expect("the handover reads back");
+        assert_eq!(
+            got.choice,
+            BackendChoice::Container,
+            "the choice changed on the way"
+        );
+        assert_eq!(
+            got.admin.get_host(),
+            "127.0.0.1",
+            "the host changed on the way"
+        );
+        assert_eq!(got.admin.get_port(), 32768, "the port changed on the way");
+    }
+
+    #[test]
+    fn database_url_is_not_handed_over_and_a_bad_handover_names_its_variable() {
+        let url = PgConnectOptions::new().host("db").database("postgres");
+        assert!(
+            backend(BackendChoice::Url, url).handover().is_none(),
+            "DATABASE_URL was handed over: the test process reads it itself"
+        );
+        let why = Backend::from_handover("{\"choice\":\"local\"}")
+            .expect_err("a handover without a URL was accepted")
+            .to_string();
+        assert!(
+            why.starts_with("WORKBOOK_SERVER does not describe a server (no url)"),
+            "{why}"
+        );
+    }
 
     #[test]
     fn a_url_password_is_not_printed() {

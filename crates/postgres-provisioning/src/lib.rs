@@ -1,14 +1,18 @@
 //! A real PostgreSQL server for the tests, found or started, never a mock.
 //!
-//! [`backend`] gives the process its server, found in this order (and the choice
-//! is printed once per process):
+//! [`backend`] gives the process its server: the one a parent process (the
+//! runner) handed over in `WORKBOOK_SERVER` ([`Backend::handover`]), or else
+//! one found in this order (and the choice is printed once per process):
 //!
 //! 1. `DATABASE_URL`, when set;
 //! 2. a testcontainers Postgres, when a container engine answers (Docker, Podman,
 //!    Colima, ...: see `engine.rs`; `container.rs` for the image and clean-up);
 //! 3. a throwaway cluster started from local PostgreSQL binaries (`initdb`, `postgres`).
 //!
-//! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
+//! Starting a container needs the feature `containers` (testcontainers and its
+//! engine client, about a hundred crates): the tests' own executables leave it
+//! out and are handed the runner's server. `WORKBOOK_DB=url|container|local`
+//! forces one of the three. Nothing is left behind:
 //! the server goes away with the process, even after `kill -9` (`cleanup.rs`).
 //! [`LocalCluster`] starts a cluster of its own with other settings or in another
 //! place (the route benchmark's production-like server), with the same clean-up.

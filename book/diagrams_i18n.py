@@ -15,7 +15,8 @@ the message changes attributes of its <text> in the Portuguese output only, e.g.
 (the English geometry is never edited by hand).
 
 Usage (from the repository root):
-    python3 book/diagrams_i18n.py            update the catalog, then write the pt-BR SVGs
+    python3 book/diagrams_i18n.py            update the catalog, then write the pt-BR SVGs whose
+                                             texts are all translated (lists the others' texts)
     python3 book/diagrams_i18n.py --check    fail when the catalog lacks a text or its translation,
                                              when a pt-BR SVG is stale, or when a page of
                                              book/po/pt-BR.po shows an English diagram
@@ -53,6 +54,10 @@ PAGE_DIAGRAM = re.compile(r"\bimages/(?!" + re.escape(LANG) + r"/)([\w.-]+\.svg)
 
 class DiagramError(Exception):
     """A problem in a diagram, the catalog or a page, worded for whoever must fix it."""
+
+
+class MissingTranslation(DiagramError):
+    """Texts of a diagram with no translation yet: its pt-BR SVG cannot be written."""
 
 
 def english_svgs():
@@ -209,7 +214,7 @@ def render(path, catalog):
         out.append(content)
         at = end
     if missing:
-        raise DiagramError("\n".join(missing))
+        raise MissingTranslation("\n".join(missing))
     out.append(source[at:])
     svg = "".join(out)
     # The root says its language; a comment says where the file comes from.
@@ -267,6 +272,9 @@ def main():
     if a.repoint:
         if len(a.repoint) < 2:
             ap.error("--repoint needs OUT.po and at least one IN.po")
+        if any(Path(p).resolve() == Path(a.repoint[0]).resolve() for p in a.repoint[1:]):
+            ap.error("--repoint writes only the diagram messages: give an OUT.po other than the inputs, "
+                     "then `msgcat --use-first --no-wrap OUT.po IN.po -o IN.po` puts them first")
         problems = repoint(Path(a.repoint[0]), [Path(p) for p in a.repoint[1:]])
         for p in problems:
             print(p, file=sys.stderr)
@@ -295,6 +303,12 @@ def main():
         target = OUT / path.name
         try:
             svg = render(path, catalog)
+        except MissingTranslation as e:
+            if a.check:
+                problems.append(str(e))
+            else:  # the usual state after an English edit: say what to translate, fail only --check
+                print(f"{e}\n{path.name}: not written until these are translated")
+            continue
         except DiagramError as e:
             problems.append(str(e))
             continue

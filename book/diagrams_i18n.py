@@ -20,6 +20,9 @@ Usage (from the repository root):
     python3 book/diagrams_i18n.py --check    fail when the catalog lacks a text or its translation,
                                              when a pt-BR SVG is stale, or when a page of
                                              book/po/pt-BR.po shows an English diagram
+    python3 book/diagrams_i18n.py --fit      measure the pt-BR texts in headless chromium: those that
+                                             overflow their box, overlap or reach the edge where the
+                                             English do not (the fonts here; look at the diagrams too)
     python3 book/diagrams_i18n.py --repoint OUT.po IN.po...
                                              write to OUT.po the messages of IN.po that show a
                                              diagram, their msgstr pointing at images/pt-BR/
@@ -264,11 +267,83 @@ def check_book_po():
     return problems
 
 
+# Measures every <text> of the inlined SVGs in the browser: the box it sits in (the smallest
+# rect holding its anchor), boxes it runs into, texts it overlaps, the drawing's edge.
+FIT_JS = r"""
+const PAD = 3, EDGE = 12, out = {};
+const inRoot = (root, el, x, y) => new DOMPoint(x, y).matrixTransform(root.getCTM().inverse().multiply(el.getCTM()));
+const bbox = (root, el) => { const b = el.getBBox(); const p = inRoot(root, el, b.x, b.y), q = inRoot(root, el, b.x + b.width, b.y + b.height);
+  return {x1: Math.min(p.x, q.x), y1: Math.min(p.y, q.y), x2: Math.max(p.x, q.x), y2: Math.max(p.y, q.y)}; };
+const meets = (a, b, s) => a.x1 + s < b.x2 && b.x1 + s < a.x2 && a.y1 + s < b.y2 && b.y1 + s < a.y2;
+for (const root of document.querySelectorAll("svg[data-name]")) {
+  const width = root.viewBox.baseVal.width;
+  const rects = [...root.querySelectorAll("rect")].filter(r => !r.closest("defs")).map(r => bbox(root, r))
+    .filter(r => !(r.x1 <= 0.5 && r.y1 <= 0.5 && r.x2 >= width - 0.5));
+  const texts = [...root.querySelectorAll("text")].map(t => ({b: bbox(root, t), s: t.textContent,
+    a: inRoot(root, t, parseFloat(t.getAttribute("x")), parseFloat(t.getAttribute("y")) - 4)}));
+  const found = [];
+  texts.forEach((t, i) => {
+    const holds = r => t.a.x >= r.x1 && t.a.x <= r.x2 && t.a.y >= r.y1 && t.a.y <= r.y2;
+    const box = rects.filter(holds).sort((p, q) => (p.x2 - p.x1) * (p.y2 - p.y1) - (q.x2 - q.x1) * (q.y2 - q.y1))[0];
+    if (box && (t.b.x1 < box.x1 + PAD || t.b.x2 > box.x2 - PAD))
+      found.push([i, "overflows its box", `${t.s} (${Math.round(t.b.x1)}..${Math.round(t.b.x2)} in a box ${box.x1}..${box.x2})`]);
+    if (t.b.x1 < EDGE || t.b.x2 > width - EDGE) found.push([i, "runs to the drawing's edge", `${t.s} (${Math.round(t.b.x1)}..${Math.round(t.b.x2)} of 0..${width})`]);
+    if (rects.some(r => !holds(r) && meets(t.b, r, 1))) found.push([i, "runs into a box", t.s]);
+    texts.forEach((u, j) => { if (j > i && meets(t.b, u.b, 1.5)) found.push([i, "overlaps another text", `${t.s} / ${u.s}`]); });
+  });
+  out[root.dataset.name] = found;
+}
+const pre = document.createElement("pre"); pre.id = "fit"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+"""
+
+
+def fit():
+    """Texts of the pt-BR diagrams that do not fit where their English ones do (needs chromium)."""
+    import html
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+
+    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    if browser is None:
+        raise DiagramError("--fit measures the texts in a browser: install chromium (apt-get install chromium)")
+    pages = []
+    for path in english_svgs():
+        for name, file in (("en", path), (LANG, OUT / path.name)):
+            svg = file.read_text(encoding="utf-8")
+            pages.append(svg.replace("<svg ", f'<svg data-name="{name}/{path.name}" ', 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "fit.html"
+        page.write_text("<!doctype html><meta charset=utf-8><body>" + "\n".join(pages) + f"<script>{FIT_JS}</script>", encoding="utf-8")
+        run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp}/profile",
+                              "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
+    m = re.search(r'<pre id="fit">(.*?)</pre>', run.stdout, re.S)
+    if m is None:
+        raise DiagramError(f"{browser} measured nothing: {run.stderr.strip()[-500:]}")
+    measured = json.loads(html.unescape(m.group(1)))
+    problems = []
+    for path in english_svgs():
+        english = {(i, what) for i, what, _ in measured[f"en/{path.name}"]}
+        for i, what, detail in measured[f"{LANG}/{path.name}"]:
+            if (i, what) not in english:  # the English drawing's own tight spots are its author's call
+                problems.append(f"{LANG}/{path.name}: a text {what}: {detail}: shorten its msgstr, or give it '# svg: font-size=N' / '# svg: x=N'")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; fail when anything is missing or stale")
     ap.add_argument("--repoint", nargs="+", metavar="PO", help="OUT.po IN.po...: the diagram-showing messages, repointed")
+    ap.add_argument("--fit", action="store_true", help="measure the pt-BR texts in headless chromium: fail on one that overflows "
+                                                       "its box, overlaps another text or reaches the edge where its English does not")
     a = ap.parse_args()
+    if a.fit:
+        problems = fit()
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"diagrams: {len(problems)} pt-BR text(s) that do not fit" if problems else "diagrams: every pt-BR text fits where its English does")
+        return 1 if problems else 0
     if a.repoint:
         if len(a.repoint) < 2:
             ap.error("--repoint needs OUT.po and at least one IN.po")

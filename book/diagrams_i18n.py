@@ -26,6 +26,7 @@ Usage (from the repository root):
     python3 book/diagrams_i18n.py --repoint OUT.po IN.po...
                                              write to OUT.po the messages of IN.po that show a
                                              diagram, their msgstr pointing at images/pt-BR/
+                                             (OUT.po = the one IN.po: only those msgstrs change)
 """
 import argparse
 import re
@@ -231,7 +232,19 @@ def render(path, catalog):
 
 
 def repoint(out_path, in_paths):
-    """Write the messages of the given PO files that show a diagram, msgstr pointing at images/pt-BR/."""
+    """Write the messages of the given PO files that show a diagram, msgstr pointing at images/pt-BR/.
+
+    With one input that is also the output, edit it in place: only those msgstrs change."""
+    if len(in_paths) == 1 and out_path.resolve() == in_paths[0].resolve():
+        po = polib.pofile(str(out_path), wrapwidth=0)
+        changed = 0
+        for e in po:
+            if not e.obsolete and e.msgstr and "fuzzy" not in e.flags and PAGE_DIAGRAM.search(e.msgstr):
+                e.msgstr = PAGE_DIAGRAM.sub(lambda m: f"images/{LANG}/{m.group(1)}", e.msgstr)
+                changed += 1
+        po.save(str(out_path))
+        print(f"{out_path}: {changed} msgstr(s) pointed at images/{LANG}/")
+        return []
     out = polib.POFile(wrapwidth=0)
     out.metadata = polib.pofile(str(in_paths[0]), wrapwidth=0).metadata
     seen, problems = set(), []
@@ -263,7 +276,7 @@ def check_book_po():
             continue
         for name in sorted(set(PAGE_DIAGRAM.findall(e.msgstr))):
             problems.append(f"{BOOK_PO.relative_to(BOOK.parent)}: the msgstr of {e.msgid[:60]!r}… shows images/{name}: "
-                            f"write images/{LANG}/{name} (python3 book/diagrams_i18n.py --repoint OUT.po {BOOK_PO.relative_to(BOOK.parent)})")
+                            f"write images/{LANG}/{name} (python3 book/diagrams_i18n.py --repoint {BOOK_PO.relative_to(BOOK.parent)} {BOOK_PO.relative_to(BOOK.parent)})")
     return problems
 
 
@@ -347,10 +360,10 @@ def main():
     if a.repoint:
         if len(a.repoint) < 2:
             ap.error("--repoint needs OUT.po and at least one IN.po")
-        if any(Path(p).resolve() == Path(a.repoint[0]).resolve() for p in a.repoint[1:]):
-            ap.error("--repoint writes only the diagram messages: give an OUT.po other than the inputs, "
-                     "then `msgcat --use-first --no-wrap OUT.po IN.po -o IN.po` puts them first")
-        problems = repoint(Path(a.repoint[0]), [Path(p) for p in a.repoint[1:]])
+        out, ins = Path(a.repoint[0]), [Path(p) for p in a.repoint[1:]]
+        if out.resolve() in [p.resolve() for p in ins] and ins != [out]:
+            ap.error("--repoint OUT.po IN.po...: OUT.po is either a new file or the one IN.po (edited in place)")
+        problems = repoint(out, ins)
         for p in problems:
             print(p, file=sys.stderr)
         return 1 if problems else 0

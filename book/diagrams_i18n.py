@@ -29,11 +29,16 @@ Usage (from the repository root):
                                              (OUT.po = the one IN.po: only those msgstrs change)
 """
 import argparse
+import json
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
+from html import unescape
 from pathlib import Path
 from xml.etree import ElementTree
-from xml.sax.saxutils import escape, unescape
+from xml.sax.saxutils import escape
 
 import polib
 
@@ -43,7 +48,6 @@ LANG = "pt-BR"
 OUT = IMAGES / LANG
 CATALOG = BOOK / "po" / f"diagrams.{LANG}.po"
 BOOK_PO = BOOK / "po" / f"{LANG}.po"
-ENTITIES = {"&quot;": '"', "&apos;": "'"}
 
 # A text-bearing element (its content is one message) or an aria-label attribute (its value is).
 ELEMENT = re.compile(r"<(title|desc|text)\b([^>]*)>(.*?)</\1>", re.S)
@@ -73,7 +77,8 @@ def line_of(source, offset):
 
 
 def to_message(content, where):
-    """The msgid of an element's content: tspans become numbered placeholders, entities text."""
+    """The msgid of an element's content: tspans become numbered placeholders, entities (named or
+    numeric) their characters."""
     tspans = []
 
     def placeholder(m):
@@ -84,7 +89,7 @@ def to_message(content, where):
     text = TSPAN.sub(placeholder, content)
     if re.search(r"<(?!/?\d+>)", text):
         raise DiagramError(f"{where}: a text holds markup other than <tspan>: {content!r}")
-    return unescape(text, ENTITIES), tspans
+    return unescape(text), tspans
 
 
 def from_message(message, tspans, where):
@@ -114,7 +119,7 @@ def texts(path):
         start = m.start(3)
         found.append((start, m.end(3), m.group(1), m.group(0)[: start - m.start()], msgid, tspans))
     for m in ARIA.finditer(source):
-        found.append((m.start(1), m.end(1), "aria-label", None, unescape(m.group(1), ENTITIES), []))
+        found.append((m.start(1), m.end(1), "aria-label", None, unescape(m.group(1)), []))
     found.sort()
     for start, _, kind, _, msgid, _ in found:
         if not msgid.strip():
@@ -192,7 +197,7 @@ def extract():
 
 
 def render(path, catalog):
-    """The Portuguese SVG for an English one; raises DiagramError naming each missing translation."""
+    """The Portuguese SVG for an English one; raises MissingTranslation naming each untranslated text."""
     source, found = texts(path)
     translations = {e.msgid: e for e in catalog if e.msgctxt == path.name and not e.obsolete}
     missing, out, at = [], [], 0
@@ -312,12 +317,6 @@ const pre = document.createElement("pre"); pre.id = "fit"; pre.textContent = JSO
 
 def fit():
     """Texts of the pt-BR diagrams that do not fit where their English ones do (needs chromium)."""
-    import html
-    import json
-    import shutil
-    import subprocess
-    import tempfile
-
     browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
     if browser is None:
         raise DiagramError("--fit measures the texts in a browser: install chromium (apt-get install chromium)")
@@ -334,7 +333,7 @@ def fit():
     m = re.search(r'<pre id="fit">(.*?)</pre>', run.stdout, re.S)
     if m is None:
         raise DiagramError(f"{browser} measured nothing: {run.stderr.strip()[-500:]}")
-    measured = json.loads(html.unescape(m.group(1)))
+    measured = json.loads(unescape(m.group(1)))
     problems = []
     for path in english_svgs():
         english = {(i, what) for i, what, _ in measured[f"en/{path.name}"]}

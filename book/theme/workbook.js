@@ -27,6 +27,7 @@ document.querySelectorAll(".content a > img[src$='.svg']").forEach((img) => {
 // page's path moved between the two roots. mdbook's own `path_to_root` says where this
 // book's root is; <html lang> (the book's `language`) says which book this is.
 (function languageMenu() {
+    // English, then book/po/languages.toml's languages (book/i18n.py checks the two agree).
     const languages = [
         { code: "en", name: "English", folder: "" },
         { code: "pt-BR", name: "Português (Brasil)", folder: "pt-BR/" },

@@ -73,7 +73,8 @@ def fault_lines(source, fault):
 
 def translated(key, language):
     """The answer key with its learner-facing texts in `language` (the twin's labels,
-    fixes and whys over the key's); a text the twin lacks is an error, never English."""
+    fixes and whys over the key's: the same twin `cargo workbook review` speaks from);
+    a text the twin lacks is an error, never English."""
     if language["texts"] is None:
         return key
     twin = tomllib.loads(language["texts"].read_text())
@@ -89,9 +90,9 @@ def translated(key, language):
     for route in key["route"]:
         broken = {}
         for item_id, fault in route.get("broken", {}).items():
-            why = routes.get(route["name"], {}).get("broken", {}).get(item_id, {}).get("why")
+            why = routes.get(route["name"], {}).get("why", {}).get(item_id)
             if why is None:
-                missing.append(f"route {route['name']}, broken.{item_id}: why")
+                missing.append(f"route {route['name']}, why.{item_id}")
             broken[item_id] = {**fault, "why": why}
         out["route"].append({**route, "broken": broken})
     if missing:

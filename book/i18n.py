@@ -4,6 +4,7 @@
     python3 book/i18n.py glossary            # write the table of book/src/glossary.md from book/glossary.toml
     python3 book/i18n.py terms FILE.po...    # list the messages that translate a glossary term another way
     python3 book/i18n.py includes            # translate each {{#include generated/X}} into generated/LANG/X
+    python3 book/i18n.py build               # build the English book and every translation (`just book`)
     python3 book/i18n.py check               # what `just book-check` runs (see below)
     python3 book/i18n.py check --complete    # the same, with the translation held complete (`just i18n-check`)
 
@@ -317,6 +318,27 @@ def languages():
         return tomllib.load(f)["language"]
 
 
+def build_env(language):
+    """The environment that builds the book in `language`: its code, and its title and
+    description when languages.toml gives them (book.toml's are English)."""
+    env = {"MDBOOK_BOOK__LANGUAGE": language["code"]}
+    if "title" in language:
+        env["MDBOOK_BOOK__TITLE"] = language["title"]
+    if "description" in language:
+        env["MDBOOK_BOOK__DESCRIPTION"] = language["description"]
+    return env
+
+
+def build_all():
+    """Build the English book into book/book/ and each translation into book/book/<code>/."""
+    if not mdbook("build", "book"):
+        return 1
+    for language in languages():
+        if not mdbook("build", "book", "-d", f"book/book/{language['code']}", env=build_env(language)):
+            return 1
+    return 0
+
+
 def menu_problems():
     """The language menu (book/theme/workbook.js) lists English and each language of
     languages.toml, with the same code and name."""
@@ -385,7 +407,7 @@ def check(complete_flag):
                     print_offences(rel, offences)
 
             site = tmp / lang
-            if not mdbook("build", "book", "-d", str(site), env={"MDBOOK_BOOK__LANGUAGE": lang}):
+            if not mdbook("build", "book", "-d", str(site), env=build_env(lang_spec)):
                 errors.append(f"the {lang} book does not build (see above)")
             else:
                 for link in broken_links(site):
@@ -446,6 +468,8 @@ def main(argv):
         return 1 if total else 0
     if command == "check":
         return check("--complete" in argv[1:])
+    if command == "build":
+        return build_all()
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -140,7 +140,7 @@ fn repeat(
         match subject.catches {
             None => {
                 if run.state != RunState::Passed {
-                    mark(&mut pairs[0], render::run_outcome(&run));
+                    mark(&mut pairs[0], render::run_outcome(spinner.l10n(), &run));
                 }
             }
             Some(catches) => {
@@ -148,7 +148,10 @@ fn repeat(
                     if !run.caught_by(test) {
                         mark(
                             pair,
-                            format!("`{test}` passed ({})", render::run_outcome(&run)),
+                            format!(
+                                "`{test}` passed ({})",
+                                render::run_outcome(spinner.l10n(), &run)
+                            ),
                         );
                     }
                 }

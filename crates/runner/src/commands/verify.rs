@@ -11,14 +11,15 @@ use std::time::{Duration, Instant};
 use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
 use crate::judgement::{Judgement, Seen};
+use crate::l10n::{Lang, Localiser};
 use crate::render;
 use crate::review::{self, Evidence, Review, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run};
-use crate::stages::{Observed, Stage};
+use crate::stages::{self, Observed, Stage};
 use crate::state::State;
-use crate::supervise;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+use crate::{supervise, twins};
 
 #[derive(Debug, Clone)]
 struct Check {
@@ -118,6 +119,7 @@ impl Verifier<'_> {
                 self.wb.shown(&self.wb.stages_file)
             ),
         );
+        self.twins();
         let stages = self.wb.stages.clone();
         for stage in &stages {
             let mut problems = stage.problems();
@@ -144,6 +146,33 @@ impl Verifier<'_> {
                 detail,
             );
         }
+    }
+
+    /// Every learner text of stages.toml has its twin in each other language.
+    fn twins(&mut self) {
+        let lang = Lang::BrazilianPortuguese;
+        let file = twins::path(&self.wb.stages_file, lang);
+        let shown = self.wb.shown(&file);
+        let what = format!("{shown} translates every text of stages.toml");
+        // The English texts, whatever language this run speaks.
+        let problems = match (
+            stages::load(&self.wb.stages_file),
+            twins::load(&self.wb.stages_file, lang),
+        ) {
+            (Ok(english), Ok(Some(twin))) => twins::problems(&english, &twin, &shown),
+            (_, Ok(None)) => vec![format!(
+                "{shown} does not exist: every stage's texts need their {} twin",
+                lang.tag()
+            )],
+            (Err(e), _) | (_, Err(e)) => vec![e.to_string()],
+        };
+        let ok = problems.is_empty();
+        let detail = if ok {
+            format!("{} stages", self.wb.stages.len())
+        } else {
+            problems.join("; ")
+        };
+        self.check(None, &what, ok, detail);
     }
 
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
@@ -226,7 +255,7 @@ impl Verifier<'_> {
                 solution.run_time.as_secs_f64()
             )
         } else {
-            render::why_not_passing(&solution)
+            render::why_not_passing(&Localiser::english(), &solution)
         };
         self.check(
             Some(n),
@@ -422,7 +451,7 @@ impl Verifier<'_> {
 /// Whether a run failed as an exercise should, and how it ended.
 fn fails_as_intended(run: &PackageRun) -> (bool, String) {
     let ok = run.fails_as_intended();
-    let mut detail = render::run_outcome(run);
+    let mut detail = render::run_outcome(&Localiser::english(), run);
     if run.state == RunState::Passed {
         detail.push_str(", so it teaches nothing");
     }

@@ -282,4 +282,17 @@ choices = ["nenhum", "um", "vários"]
             Path::new("/w/stages.pt-BR.toml")
         );
     }
+
+    #[test]
+    fn the_workbooks_own_stages_have_complete_pt_br_twins() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let stages = crate::stages::load(&root.join("stages.toml")).expect("stages.toml loads");
+        let twin = load(&root.join("stages.toml"), Lang::BrazilianPortuguese)
+            .expect("stages.pt-BR.toml parses")
+            .expect("stages.pt-BR.toml exists");
+        assert_eq!(
+            problems(&stages, &twin, "stages.pt-BR.toml"),
+            Vec::<String>::new()
+        );
+    }
 }

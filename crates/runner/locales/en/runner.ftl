@@ -247,3 +247,53 @@ watch-last-stage = (That was the last stage.)
 watch-key-next = n: on to stage { $number }
 watch-key-next-later = n: the next stage, once this one passes
 watch-legend = Watching { $dir }: save a file to rerun. Keys: h: a hint · { $next }r: rerun · q: quit
+
+## doctor (the harness's own findings are quoted as it says them)
+
+doctor-fix = fix: { $fix }
+doctor-to-use-it = (to use it: { $fix })
+doctor-workbook-at = Workbook at { $root }
+doctor-where-heading = Where the tests would find PostgreSQL, in the harness's order
+doctor-db-unset = WORKBOOK_DB is not set: the harness chooses (DATABASE_URL, then Docker, then local binaries).
+doctor-db-forced = WORKBOOK_DB={ $value }: the harness uses only that way.
+doctor-db-unknown = WORKBOOK_DB={ $value } is not one of url, container, local.
+doctor-db-unknown-fix = unset WORKBOOK_DB, or set it to url, container or local
+doctor-url-set = 1. DATABASE_URL is set ({ $url })
+doctor-url-unset = 1. DATABASE_URL is not set (optional: set it to use a server of your own).
+doctor-engine-answers = 2. Container engine: { $engine } answers
+doctor-engine-missing = 2. Container engine: { $why }
+doctor-engine-fix = start a Docker engine, or Podman, Colima, ... (`docker info` must answer)
+doctor-binaries = 3. Local binaries: initdb and postgres in { $dir } (found by { $found_by })
+doctor-binaries-fix = install PostgreSQL's server: `apt-get install postgresql` (Debian/Ubuntu), `brew install postgresql@15` (macOS)
+doctor-not-root = Not root: the local server runs as you.
+doctor-root = Running as root, which PostgreSQL refuses: the harness runs the server as user `{ $user }`.
+doctor-will-use = The tests will use
+doctor-use-forced-url = DATABASE_URL, because WORKBOOK_DB=url
+doctor-use-forced-container = a Docker container, because WORKBOOK_DB=container
+doctor-use-forced-local = a throwaway local cluster, because WORKBOOK_DB=local
+doctor-use-nothing-until-fixed = nothing until WORKBOOK_DB is fixed
+doctor-use-url = the server at DATABASE_URL, because it is set
+doctor-use-container = a Docker container, because DATABASE_URL is not set and Docker answers
+doctor-use-local = a throwaway local cluster, because DATABASE_URL is not set and Docker does not answer
+doctor-use-nothing = nothing: none of the three ways is available
+doctor-starting-heading = Starting it, as the tests would
+doctor-starting-phase = Starting PostgreSQL
+doctor-image-default = the default
+doctor-image-from-variable = from WORKBOOK_PG_IMAGE
+doctor-image-here = Image { $image } ({ $chosen }) is here.
+doctor-image-not-here = Image { $image } ({ $chosen }) is not here yet: the first run pulls it. Without a registry, { $build } builds workbook-postgres:15 from Debian packages; WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it.
+doctor-image-error = Image { $image }: { $why }
+doctor-check-engine = check the engine
+doctor-kept = Kept container: { $kept }; { $stage } reuses it, { $stop } removes it.
+doctor-not-kept = No kept container: the next { $stage } starts { $container } and keeps it between runs (plain `cargo test` and CI use throwaway containers).
+doctor-kept-error = Kept container: { $why }
+doctor-headroom = max_connections = { $max }: { $used } in use (this check included), { $reserved } reserved for superusers, so { $free } free; the tests open up to about { $need } at once ({ $per_test } per test × { $threads } tests in parallel)
+doctor-headroom-fix = raise max_connections on that server, close other clients, or run fewer tests at once: RUST_TEST_THREADS=1
+doctor-headroom-unknown = max_connections = { $max }, but counting the connections in use failed: { $error }
+doctor-headroom-unknown-fix = check that the server accepts connections from this user
+doctor-tools-heading = Tools
+doctor-git = { $version } ({ $reset } uses it)
+doctor-no-git = git is not on PATH
+doctor-no-git-fix = install git (`apt-get install git`)
+doctor-just = { $version } (optional: `just stage 1` = `cargo workbook stage 1`)
+doctor-no-just = just is not installed (optional: every command runs as `cargo workbook ...`)

@@ -247,3 +247,53 @@ watch-last-stage = (Essa foi a última etapa.)
 watch-key-next = n: para a etapa { $number }
 watch-key-next-later = n: a próxima etapa, quando esta passar
 watch-legend = Observando { $dir }: salve um arquivo para rodar de novo. Teclas: h: uma dica · { $next }r: rodar de novo · q: sair
+
+## doctor (o que o harness encontra é citado como ele diz)
+
+doctor-fix = como resolver: { $fix }
+doctor-to-use-it = (para usá-lo: { $fix })
+doctor-workbook-at = Caderno em { $root }
+doctor-where-heading = Onde os testes encontrariam o PostgreSQL, na ordem do harness
+doctor-db-unset = WORKBOOK_DB não está definido: o harness escolhe (DATABASE_URL, depois Docker, depois os binários locais).
+doctor-db-forced = WORKBOOK_DB={ $value }: o harness usa só esse caminho.
+doctor-db-unknown = WORKBOOK_DB={ $value } não é url, container nem local.
+doctor-db-unknown-fix = remova WORKBOOK_DB, ou defina-o como url, container ou local
+doctor-url-set = 1. DATABASE_URL está definido ({ $url })
+doctor-url-unset = 1. DATABASE_URL não está definido (opcional: defina-o para usar um servidor seu).
+doctor-engine-answers = 2. Motor de contêineres: { $engine } responde
+doctor-engine-missing = 2. Motor de contêineres: { $why }
+doctor-engine-fix = inicie um motor Docker, ou Podman, Colima, ... (`docker info` precisa responder)
+doctor-binaries = 3. Binários locais: initdb e postgres em { $dir } (encontrados por { $found_by })
+doctor-binaries-fix = instale o servidor do PostgreSQL: `apt-get install postgresql` (Debian/Ubuntu), `brew install postgresql@15` (macOS)
+doctor-not-root = Não é root: o servidor local roda como você.
+doctor-root = Rodando como root, o que o PostgreSQL recusa: o harness roda o servidor como o usuário `{ $user }`.
+doctor-will-use = Os testes vão usar
+doctor-use-forced-url = DATABASE_URL, porque WORKBOOK_DB=url
+doctor-use-forced-container = um contêiner Docker, porque WORKBOOK_DB=container
+doctor-use-forced-local = um cluster local descartável, porque WORKBOOK_DB=local
+doctor-use-nothing-until-fixed = nada até WORKBOOK_DB ser corrigido
+doctor-use-url = o servidor em DATABASE_URL, porque ele está definido
+doctor-use-container = um contêiner Docker, porque DATABASE_URL não está definido e o Docker responde
+doctor-use-local = um cluster local descartável, porque DATABASE_URL não está definido e o Docker não responde
+doctor-use-nothing = nada: nenhum dos três caminhos está disponível
+doctor-starting-heading = Subindo o servidor, como os testes fariam
+doctor-starting-phase = Subindo o PostgreSQL
+doctor-image-default = a padrão
+doctor-image-from-variable = de WORKBOOK_PG_IMAGE
+doctor-image-here = A imagem { $image } ({ $chosen }) está aqui.
+doctor-image-not-here = A imagem { $image } ({ $chosen }) ainda não está aqui: a primeira execução a baixa. Sem registry, { $build } monta workbook-postgres:15 a partir dos pacotes do Debian; WORKBOOK_PG_IMAGE=workbook-postgres:15 a usa.
+doctor-image-error = Imagem { $image }: { $why }
+doctor-check-engine = confira o motor de contêineres
+doctor-kept = Contêiner mantido: { $kept }; { $stage } o reutiliza, { $stop } o remove.
+doctor-not-kept = Nenhum contêiner mantido: o próximo { $stage } sobe { $container } e o mantém entre as execuções (o `cargo test` puro e o CI usam contêineres descartáveis).
+doctor-kept-error = Contêiner mantido: { $why }
+doctor-headroom = max_connections = { $max }: { $used } em uso (contando esta verificação), { $reserved } reservadas para superusuários, então { $free } livres; os testes abrem até umas { $need } de uma vez ({ $per_test } por teste × { $threads } testes em paralelo)
+doctor-headroom-fix = aumente o max_connections desse servidor, feche outros clientes, ou rode menos testes de uma vez: RUST_TEST_THREADS=1
+doctor-headroom-unknown = max_connections = { $max }, mas a contagem das conexões em uso falhou: { $error }
+doctor-headroom-unknown-fix = confira se o servidor aceita conexões deste usuário
+doctor-tools-heading = Ferramentas
+doctor-git = { $version } ({ $reset } o usa)
+doctor-no-git = o git não está no PATH
+doctor-no-git-fix = instale o git (`apt-get install git`)
+doctor-just = { $version } (opcional: `just stage 1` = `cargo workbook stage 1`)
+doctor-no-just = o just não está instalado (opcional: todo comando roda como `cargo workbook ...`)

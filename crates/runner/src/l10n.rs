@@ -174,6 +174,12 @@ impl Localiser {
             .into_owned()
     }
 
+    /// The message `id` without arguments, if the catalogue has it.
+    pub fn try_say(&self, id: &str) -> Option<String> {
+        self.bundle.get_message(id)?.value()?;
+        Some(self.say(id, &[]))
+    }
+
     /// A decimal with `places` digits after the separator the language uses
     /// ("1.5" / "1,5").
     pub fn decimal(&self, x: f64, places: usize) -> String {
@@ -346,6 +352,11 @@ mod tests {
         assert_eq!(t!(en, "tests-pass", count = 3usize), "3 tests pass");
         assert_eq!(t!(pt, "tests-pass", count = 1usize), "1 teste passa");
         assert_eq!(t!(pt, "tests-pass", count = 3usize), "3 testes passam");
+        assert_eq!(
+            t!(pt, "tests-pass", count = 0usize),
+            "0 testes passam",
+            "CLDR's Portuguese \"one\" holds 0 too: the catalogue says [1]"
+        );
         assert_eq!(pt.decimal(1.25, 1), "1,2");
         assert_eq!(en.decimal(1.25, 1), "1.2");
     }

@@ -161,7 +161,10 @@ pub fn observations(l: &Localiser, stage: &Stage, observations: &Observations) {
     ui::heading(&t!(l, "observations-heading"));
     let mut table = ui::table([t!(l, "observations-measured"), t!(l, "observations-seen")]);
     for (name, lines) in scenarios {
-        let seen: Vec<String> = lines.iter().map(|l| observations::describe(l)).collect();
+        let seen: Vec<String> = lines
+            .iter()
+            .map(|line| observations::describe(l, line))
+            .collect();
         let mut unique = seen.clone();
         unique.dedup();
         let text = if unique.len() == 1 && seen.len() > 1 {

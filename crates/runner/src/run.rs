@@ -145,7 +145,9 @@ pub fn build_and_run(
         command = format!("{} --no-run", targets.command())
     );
     spinner.phase(&phase);
-    let build = cargo.build(targets, &mut |status| spinner.detail(status));
+    let build = cargo.build(targets, &mut |status| {
+        spinner.detail(&status.said(spinner.l10n()));
+    });
     let build = match build {
         Ok(build) => build,
         Err(e) => {

@@ -297,3 +297,22 @@ doctor-no-git = git is not on PATH
 doctor-no-git-fix = install git (`apt-get install git`)
 doctor-just = { $version } (optional: `just stage 1` = `cargo workbook stage 1`)
 doctor-no-just = just is not installed (optional: every command runs as `cargo workbook ...`)
+
+## What cargo is doing
+
+build-compiling = compiling { $name } ({ $count } crates so far; a first build compiles a few hundred, once)
+build-waiting-for-lock = waiting for another cargo to finish (build directory lock)
+
+## The fields the tests record (harness `Outcome`, `harness::observe`); a field
+## without a message here is shown by its key.
+
+field-requests = requests
+field-payments = payments created
+field-replies = replies
+field-distinct_bodies = distinct bodies
+field-charges = charges
+field-statements = statements
+field-batches = batches
+field-reaped = reaped
+field-duplicates_409 = duplicates 409
+field-unrelated = unrelated

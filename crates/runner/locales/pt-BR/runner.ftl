@@ -4,6 +4,9 @@
 # seguem book/src/glossary.md: etapa, previsão, dica, pedido, chave de
 # idempotência, solução de referência, travamento, pool de conexões...
 
+# Plurais: `[1]` (o número exato), não `[one]`: no CLDR do português, 0 também é
+# "one", e "0 teste passa" soa errado; "0 testes passam", não.
+
 ## Julgamentos
 
 judgement-right = acertou
@@ -19,12 +22,12 @@ outcome-heading = O que aconteceu, e por quê
 ## Uma compilação que falhou
 
 compile-errors = { $package } ainda não compila ({ $count ->
-    [one] 1 erro
+    [1] 1 erro
    *[other] { $count } erros
 }).
 compile-first-three = Os três primeiros:
 more-lines = … ({ $count ->
-    [one] mais 1 linha
+    [1] mais 1 linha
    *[other] mais { $count } linhas
 })
 compile-again-watching = o próximo salvamento roda os testes de novo
@@ -55,7 +58,7 @@ predictions-one-not-recorded = A previsão { $number } não foi registrada: o te
 predictions-not-recorded = As previsões { $numbers } não foram registradas: os testes delas não chegaram até lá.
 predictions-judged-later = As suas serão julgadas quando chegarem.
 predictions-score = { $right } de { $count ->
-    [one] 1 previsão certa
+    [1] 1 previsão certa
    *[other] { $count } previsões certas
 }, julgadas pelo que esta execução realmente fez.
 
@@ -63,27 +66,27 @@ predictions-score = { $right } de { $count ->
 
 tests-heading = Testes
 tests-pass = { $count ->
-    [one] 1 teste passa
+    [1] 1 teste passa
    *[other] { $count } testes passam
 }
 tests-ignored = { $count ->
-    [one] 1 teste ignorado
+    [1] 1 teste ignorado
    *[other] { $count } testes ignorados
 }
 tests-not-run = { $count ->
-    [one] 1 teste não rodou
+    [1] 1 teste não rodou
    *[other] { $count } testes não rodaram
 }: o processo de teste terminou antes
 tests-unfinished = { $count ->
-    [one] 1 teste ainda rodava
+    [1] 1 teste ainda rodava
    *[other] { $count } testes ainda rodavam
 } quando a execução foi interrompida
 tests-failed-silently = { $count ->
-    [one] 1 teste falhou
+    [1] 1 teste falhou
    *[other] { $count } testes falharam
 } sem mensagem
 tests-failed = { $count ->
-    [one] 1 teste
+    [1] 1 teste
    *[other] { $count } testes
 }: { $message }
 tests-at = (em { $location })
@@ -98,7 +101,7 @@ verdict-still-running = Ainda rodando: { $tests }
 verdict-hang-why = Algo espera para sempre: um lock que nunca é liberado, ou um pool cujas conexões estão todas com pedidos que esperam por mais uma. { $hint } ajuda.
 verdict-no-test = { $command } não rodou nenhum teste.
 verdict-some-fail = { $failed } de { $count } testes falham, { $passed ->
-    [one] 1 passa
+    [1] 1 passa
    *[other] { $passed } passam
 } { $times }.
 verdict-next-watching = Edite { $edit }: o próximo salvamento roda os testes de novo. Travou? { $hint }.
@@ -109,7 +112,7 @@ verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rod
 cause-pool-state = Enquanto esperavam: { $state }.
 cause-deadlock-label = travamento?
 cause-deadlock = { $count ->
-    [one] 1 chamada esperou por uma conexão do pool até desistir.
+    [1] 1 chamada esperou por uma conexão do pool até desistir.
    *[other] { $count } chamadas esperaram por uma conexão do pool até desistir.
 }{ $seen } Se cada conexão do pool está com um pedido que espera por outra, nada anda. { $hint }.
 cause-stuck-label = travou?
@@ -212,7 +215,7 @@ column-predictions = previsões
 column-hints = dicas
 status-done = concluída
 status-tried = tentada ({ $count ->
-    [one] 1 execução
+    [1] 1 execução
    *[other] { $count } execuções
 })
 status-not-started = não começada
@@ -297,3 +300,21 @@ doctor-no-git = o git não está no PATH
 doctor-no-git-fix = instale o git (`apt-get install git`)
 doctor-just = { $version } (opcional: `just stage 1` = `cargo workbook stage 1`)
 doctor-no-just = o just não está instalado (opcional: todo comando roda como `cargo workbook ...`)
+
+## O que o cargo está fazendo
+
+build-compiling = compilando { $name } ({ $count } crates até agora; a primeira compilação compila algumas centenas, uma vez só)
+build-waiting-for-lock = esperando outro cargo terminar (o lock do diretório de compilação)
+
+## Os campos que os testes registram; um campo sem mensagem aqui aparece pela chave.
+
+field-requests = pedidos
+field-payments = pagamentos feitos
+field-replies = respostas
+field-distinct_bodies = corpos diferentes
+field-charges = cobranças
+field-statements = comandos
+field-batches = lotes
+field-reaped = chaves apagadas
+field-duplicates_409 = duplicatas com 409
+field-unrelated = o pedido da outra chave

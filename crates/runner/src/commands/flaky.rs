@@ -52,7 +52,9 @@ pub fn run(wb: &Workbook, options: &FlakyOptions) -> Result<bool, Error> {
     let state = State::new(&wb.state_dir);
     let mut spinner = Spinner::new();
     spinner.phase("Building every package once (cargo test --workspace --no-run)");
-    let build = cargo.build(Targets::Workspace, &mut |status| spinner.detail(status))?;
+    let build = cargo.build(Targets::Workspace, &mut |status| {
+        spinner.detail(&status.said(spinner.l10n()));
+    })?;
     if !build.success {
         spinner.finish();
         return Err(Error::WorkspaceDoesNotBuild {

@@ -249,14 +249,12 @@ pub fn reset(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
         }
     }
     State::new(&wb.state_dir).forget(number)?;
-    if stage.edit.is_empty() {
-        println!("{}", t!(l, "reset-done", number = number));
+    let done = if stage.edit.is_empty() {
+        t!(l, "reset-done", number = number)
     } else {
-        println!(
-            "{}",
-            t!(l, "reset-done-files", number = number, files = &files)
-        );
-    }
+        t!(l, "reset-done-files", number = number, files = &files)
+    };
+    println!("{}", ui::wrap(&done, 0));
     Ok(())
 }
 

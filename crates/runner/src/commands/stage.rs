@@ -238,7 +238,9 @@ fn observed_by_runs(
             continue;
         }
         spinner.phase(&t!(l, "building-package", package = package));
-        let build = cargo.build(Targets::Package(package), &mut |s| spinner.detail(s))?;
+        let build = cargo.build(Targets::Package(package), &mut |status| {
+            spinner.detail(&status.said(l));
+        })?;
         let key = executables_key(&build.executables, package);
         if let Some(cached) = state.observed_by(stage.number, package, &key) {
             out.insert(package.to_owned(), cached);

@@ -300,6 +300,94 @@ def spoilers(prediction):
     return out
 
 
+# The same rules for the Portuguese goals (stages.pt-BR.toml, what the runner shows
+# with --lang pt-BR): the answer is the twin's label at the answer key's position.
+TWIN = BOOK.parent / "stages.pt-BR.toml"
+# "um pagamento" is also "a payment": one is counted only when it is said as one.
+NUMBER_WORDS_PT = {1: r"(?:um|uma)\s+(?:só|únic[oa])|só\s+uma?|apenas\s+uma?", 2: "dois|duas", 3: "três", 4: "quatro", 5: "cinco", 10: "dez",
+                   19: "dezenove", 20: "vinte"}
+
+
+def figure_nouns_pt(metric):
+    """figure_nouns, in Portuguese."""
+    if metric.startswith("replies.") and metric[len("replies."):].isdigit():
+        return metric[len("replies."):]
+    return {
+        "payments": r"pagamentos?",
+        "created": r"201s?",
+        "duplicates_409": r"409s?",
+        "distinct_bodies": r"corpos?(?:\s+de\s+resposta)?",
+        "charges": r"cobranças?",
+        "statements": r"comandos?",
+        "batches": r"(?:lotes?|transaç(?:ão|ões))",
+        "reaped": r"chaves?",
+    }.get(metric)
+
+
+def spoilers_pt(prediction, label):
+    """spoilers(), for a Portuguese answer `label` ("1: o mesmo id de pagamento para
+    todos"; thousands as 2.000)."""
+    label = flat(label).lower()
+    out = []
+    head, _, tail = label.partition(":")
+    words = re.findall(r"[\w',.-]+", label)
+    if not re.fullmatch(r"[\d.]+", label):
+        out.append((f"the answer {label!r}", re.escape(label)))
+        if tail.strip() and len(tail.split()) >= 3:
+            out.append((f"the answer's {tail.strip()!r}", re.escape(tail.strip())))
+        stop = {"o", "a", "os", "as", "um", "uma", "de", "do", "da", "dos", "das", "e", "é", "em",
+                "no", "na", "com", "para", "por", "que", "se", "ele", "ela"}
+        for i in range(len(words) - 3):
+            gram = words[i:i + 4]
+            # Three words that carry meaning, not two: Portuguese says in four words what
+            # English says in three ("o prazo de reserva", "the lease").
+            if sum(w.strip(",.") not in stop for w in gram) >= 3:
+                text = " ".join(gram).strip(",.")
+                out.append((f"{text!r}, from the answer", r"(?<!\w)" + re.escape(text) + r"(?!\w)"))
+    for figure in re.findall(r"\d{4,}|\d{1,3}(?:\.\d{3})+|\d+ ms\b", label):
+        out.append((f"the figure {figure}", r"(?<![\d.])" + re.escape(figure) + r"(?![\d.])"))
+    if re.fullmatch(r"\d+", head.strip()):
+        n = int(head.strip())
+        noun = figure_nouns_pt(prediction.get("metric", ""))
+        if noun:
+            said = rf"(?:{n}|{NUMBER_WORDS_PT[n]})" if n in NUMBER_WORDS_PT else str(n)
+            out.append((f"{n} {prediction.get('metric')}",
+                        rf"(?<![\w,.]){said}(?:\s*×\s*|(?:\s+(?!por\b|cada\b|que\b|de\b)[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
+            if n == 1 and prediction.get("metric") in ("payments", "charges"):
+                out.append(("uma vez", r"\b(?:paga|pagou|cobrad[oa])\s+(?:só\s+)?uma\s+vez\b"))
+    return out
+
+
+def check_twin_goals(stages):
+    """No Portuguese goal gives away a prediction either."""
+    try:
+        with open(TWIN, "rb") as f:
+            twins = {s["number"]: s for s in tomllib.load(f).get("stage", [])}
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        error(TWIN, 1, f"cannot read the stages' Portuguese twin: {e}")
+        return
+    lines = TWIN.read_text(encoding="utf-8").split("\n")
+    for stage in stages:
+        n = stage["number"]
+        twin = twins.get(n, {})
+        goal = flat(twin.get("goal", ""))
+        at = next((i + 1 for i, line in enumerate(lines) if line.strip() == f"number = {n}"), 1)
+        labels = {p["id"]: p.get("choices", []) for p in twin.get("prediction", [])}
+        for prediction in stage.get("prediction", []):
+            pid = prediction.get("id", "?")
+            english = [c.get("label") for c in prediction.get("choices", [])]
+            translated = labels.get(pid, [])
+            if prediction.get("answer") not in english or len(translated) != len(english):
+                continue  # verify names a missing twin
+            label = translated[english.index(prediction["answer"])]
+            for what, pattern in spoilers_pt(prediction, label):
+                said = re.search(pattern, goal, re.I)
+                if said:
+                    error(TWIN, at, f"stage {n}'s Portuguese goal gives away prediction `{pid}`: it says "
+                          f"{what} ({said.group(0)!r}); what happened goes in `outcome`")
+                    break
+
+
 def unfolded_lines(text):
     """The chapter's lines as a reader sees them before opening anything: without
     <details> blocks (the folded answers) and code blocks, with the line number of
@@ -596,6 +684,7 @@ def main():
     check_description(stages)
     check_commands(stages)
     check_review_routes()
+    check_twin_goals(stages)
 
     for note in notes:
         print(f"note: {note}")

@@ -316,3 +316,57 @@ field-batches = batches
 field-reaped = reaped
 field-duplicates_409 = duplicates 409
 field-unrelated = unrelated
+
+## review (the capstone)
+
+verdict-correct = correct
+verdict-incorrect = incorrect
+verdict-absent = absent
+verdict-not-applicable = not applicable
+review-evidence-only = (Nobody can answer here, no terminal: showing the evidence only.)
+review-all-reviewed = Every route is reviewed. { $again } starts over.
+review-finishing-build = Finishing the build of the routes (started while you read)
+review-next-route = Next route?
+review-running-route = route { $name } against the checklist's tests
+review-title = Review a route · the capstone
+review-introduction = { $count ->
+    [one] 1 route
+   *[other] { $count } routes
+} of `POST /payments`, one at a time. Read each as a reviewer would, and say of each item below whether the route gets it right (correct), gets it wrong (incorrect: say the line), or does not do it at all (absent). Then the route runs for real, on PostgreSQL, and its tests say what really happens.
+review-route-heading = Route { $name } ({ $file })
+review-yours-heading = Your review of route { $name }
+review-choice-correct = correct: it does this, and right
+review-choice-incorrect = incorrect: it does this, wrong (you give the line)
+review-choice-absent = absent: nothing in it does this
+review-choice-not-applicable = not applicable: the question does not arise here
+review-prompt = Route's answer
+review-lines = Route, lines { $from }–{ $to } of { $total } ({ $item }):
+review-which-line = Which line? (a number; Enter to skip)
+review-which-line-paged = Which line? (a number; Enter to skip; m: more lines, b: back)
+review-not-a-line = { $text } is not a line of the route (1 to { $total }).
+review-verdicts-heading = Route { $name }: your review, and what really happened
+column-item = item
+column-route = route
+column-points = points
+review-said-line = { $verdict }, line { $line }
+review-lines-between = (lines { $first }–{ $last })
+review-fix = Fix: { $fix } Stage { $stage } teaches it.
+review-broken = broken: { $seen }
+review-holds-not-applicable = not applicable: the route calls nothing outside the database
+review-holds = correct: its test passes
+review-unknown = unknown: { $why }
+review-not-run = unknown: not run
+review-line-wrong = line { $mark }
+review-points = { $points } of { $out_of } points for route { $name } (one per item judged right; one more for the line of each fault that is in the code).
+review-summary-heading = Your reviews
+review-score = { $points } of { $out_of }
+review-not-run-yet = not run yet
+review-not-reviewed = not reviewed
+review-in-all = In all: { $points } of { $out_of } points.
+evidence-heading = The routes, run: what their tests find broken
+evidence-column-broken = broken, by the evidence
+evidence-column-observed = what was observed
+evidence-column-key = key
+evidence-none = none
+evidence-every-test-passes = every test passes
+evidence-agrees = agrees

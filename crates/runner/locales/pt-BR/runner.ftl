@@ -318,3 +318,57 @@ field-batches = lotes
 field-reaped = chaves apagadas
 field-duplicates_409 = duplicatas com 409
 field-unrelated = o pedido da outra chave
+
+## review (o desafio final)
+
+verdict-correct = correta
+verdict-incorrect = incorreta
+verdict-absent = ausente
+verdict-not-applicable = não se aplica
+review-evidence-only = (Ninguém pode responder aqui, não há terminal: mostrando só as evidências.)
+review-all-reviewed = Todas as rotas estão revisadas. { $again } recomeça.
+review-finishing-build = Terminando a compilação das rotas (começada enquanto você lia)
+review-next-route = Próxima rota?
+review-running-route = a rota { $name } contra os testes da lista de revisão
+review-title = Revise uma rota · o desafio final
+review-introduction = { $count ->
+    [1] 1 rota
+   *[other] { $count } rotas
+} de `POST /payments`, uma de cada vez. Leia cada uma como um revisor leria, e diga de cada item abaixo se a rota o faz certo (correta), o faz errado (incorreta: diga a linha), ou não o faz de jeito nenhum (ausente). Depois a rota roda de verdade, no PostgreSQL, e os testes dela dizem o que realmente acontece.
+review-route-heading = Rota { $name } ({ $file })
+review-yours-heading = A sua revisão da rota { $name }
+review-choice-correct = correta: ela faz isso, e certo
+review-choice-incorrect = incorreta: ela faz isso, errado (você diz a linha)
+review-choice-absent = ausente: nada nela faz isso
+review-choice-not-applicable = não se aplica: a questão não surge aqui
+review-prompt = A resposta da rota
+review-lines = Rota, linhas { $from }–{ $to } de { $total } ({ $item }):
+review-which-line = Qual linha? (um número; Enter para pular)
+review-which-line-paged = Qual linha? (um número; Enter para pular; m: mais linhas, b: voltar)
+review-not-a-line = { $text } não é uma linha da rota (1 a { $total }).
+review-verdicts-heading = Rota { $name }: a sua revisão, e o que realmente aconteceu
+column-item = item
+column-route = rota
+column-points = pontos
+review-said-line = { $verdict }, linha { $line }
+review-lines-between = (linhas { $first }–{ $last })
+review-fix = Como corrigir: { $fix } A etapa { $stage } ensina isso.
+review-broken = quebrado: { $seen }
+review-holds-not-applicable = não se aplica: a rota não chama nada fora do banco
+review-holds = correta: o teste dela passa
+review-unknown = desconhecido: { $why }
+review-not-run = desconhecido: não rodou
+review-line-wrong = linha { $mark }
+review-points = { $points } de { $out_of } pontos na rota { $name } (um por item julgado certo; mais um pela linha de cada falha que está no código).
+review-summary-heading = As suas revisões
+review-score = { $points } de { $out_of }
+review-not-run-yet = ainda não rodou
+review-not-reviewed = não revisada
+review-in-all = No total: { $points } de { $out_of } pontos.
+evidence-heading = As rotas, rodadas: o que os testes delas acham quebrado
+evidence-column-broken = quebrado, pelas evidências
+evidence-column-observed = o que foi observado
+evidence-column-key = gabarito
+evidence-none = nada
+evidence-every-test-passes = todos os testes passam
+evidence-agrees = confere

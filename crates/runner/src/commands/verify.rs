@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::judgement::{Judgement, Seen};
 use crate::l10n::{Lang, Localiser};
 use crate::render;
-use crate::review::{self, Evidence, Review, disagreements};
+use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run};
 use crate::stages::{self, Observed, Stage};
 use crate::state::State;
@@ -173,6 +173,25 @@ impl Verifier<'_> {
             problems.join("; ")
         };
         self.check(None, &what, ok, detail);
+        if !Review::file(&self.wb.root).exists() {
+            return;
+        }
+        let file = ReviewTwin::file(&self.wb.root, lang);
+        let shown = self.wb.shown(&file);
+        let what = format!("{shown} translates every text of review/review.toml");
+        let problems = match (
+            Review::load(&self.wb.root),
+            ReviewTwin::load(&self.wb.root, lang),
+        ) {
+            (Ok(review), Ok(Some(twin))) => twin.problems(&review, &shown),
+            (_, Ok(None)) => vec![format!(
+                "{shown} does not exist: every item and fault of the review needs its {} twin",
+                lang.tag()
+            )],
+            (Err(e), _) | (_, Err(e)) => vec![e.to_string()],
+        };
+        let ok = problems.is_empty();
+        self.check(None, &what, ok, problems.join("; "));
     }
 
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {

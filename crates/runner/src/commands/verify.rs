@@ -151,47 +151,40 @@ impl Verifier<'_> {
     /// Every learner text of stages.toml has its twin in each other language.
     fn twins(&mut self) {
         let lang = Lang::BrazilianPortuguese;
-        let file = twins::path(&self.wb.stages_file, lang);
-        let shown = self.wb.shown(&file);
-        let what = format!("{shown} translates every text of stages.toml");
+        let shown = self.wb.shown(&twins::path(&self.wb.stages_file, lang));
         // The English texts, whatever language this run speaks.
-        let problems = match (
-            stages::load(&self.wb.stages_file),
-            twins::load(&self.wb.stages_file, lang),
-        ) {
-            (Ok(english), Ok(Some(twin))) => twins::problems(&english, &twin, &shown),
-            (_, Ok(None)) => vec![format!(
-                "{shown} does not exist: every stage's texts need their {} twin",
-                lang.tag()
-            )],
-            (Err(e), _) | (_, Err(e)) => vec![e.to_string()],
-        };
-        let ok = problems.is_empty();
-        let detail = if ok {
-            format!("{} stages", self.wb.stages.len())
-        } else {
-            problems.join("; ")
-        };
-        self.check(None, &what, ok, detail);
-        if !Review::file(&self.wb.root).exists() {
-            return;
+        let found = stages::load(&self.wb.stages_file).and_then(|english| {
+            let twin = twins::load(&self.wb.stages_file, lang)?;
+            Ok(twin.map(|twin| twins::problems(&english, &twin, &shown)))
+        });
+        self.twin_check(&shown, "stages.toml", found);
+        if Review::file(&self.wb.root).exists() {
+            let shown = self.wb.shown(&ReviewTwin::file(&self.wb.root, lang));
+            let found = Review::load(&self.wb.root).and_then(|review| {
+                let twin = ReviewTwin::load(&self.wb.root, lang)?;
+                Ok(twin.map(|twin| twin.problems(&review, &shown)))
+            });
+            self.twin_check(&shown, "review/review.toml", found);
         }
-        let file = ReviewTwin::file(&self.wb.root, lang);
-        let shown = self.wb.shown(&file);
-        let what = format!("{shown} translates every text of review/review.toml");
-        let problems = match (
-            Review::load(&self.wb.root),
-            ReviewTwin::load(&self.wb.root, lang),
-        ) {
-            (Ok(review), Ok(Some(twin))) => twin.problems(&review, &shown),
-            (_, Ok(None)) => vec![format!(
-                "{shown} does not exist: every item and fault of the review needs its {} twin",
-                lang.tag()
+    }
+
+    /// One check: the twin `shown` of `english` exists and mirrors it (`found`:
+    /// its problems, `None` when there is no such file).
+    fn twin_check(
+        &mut self,
+        shown: &str,
+        english: &str,
+        found: Result<Option<Vec<String>>, Error>,
+    ) {
+        let problems = match found {
+            Ok(Some(problems)) => problems,
+            Ok(None) => vec![format!(
+                "{shown} does not exist: every learner text of {english} needs its twin there"
             )],
-            (Err(e), _) | (_, Err(e)) => vec![e.to_string()],
+            Err(e) => vec![e.to_string()],
         };
-        let ok = problems.is_empty();
-        self.check(None, &what, ok, problems.join("; "));
+        let what = format!("{shown} translates every text of {english}");
+        self.check(None, &what, problems.is_empty(), problems.join("; "));
     }
 
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {

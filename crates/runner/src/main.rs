@@ -230,7 +230,7 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),
-        Command::DbStop => commands::doctor::db_stop(),
+        Command::DbStop => commands::doctor::db_stop(l10n),
         Command::Review {
             route,
             again,

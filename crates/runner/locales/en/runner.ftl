@@ -370,3 +370,9 @@ evidence-column-key = key
 evidence-none = none
 evidence-every-test-passes = every test passes
 evidence-agrees = agrees
+
+## db-stop
+
+db-stop-no-engine = No container engine answers ({ $why }): no kept container to remove.
+db-stop-removed = Removed { $container } ({ $engine }). The next { $stage } starts a new one.
+db-stop-nothing = No { $container } to remove ({ $engine }).

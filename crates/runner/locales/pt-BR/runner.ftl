@@ -372,3 +372,9 @@ evidence-column-key = gabarito
 evidence-none = nada
 evidence-every-test-passes = todos os testes passam
 evidence-agrees = confere
+
+## db-stop
+
+db-stop-no-engine = Nenhum motor de contêineres responde ({ $why }): nenhum contêiner mantido para remover.
+db-stop-removed = { $container } removido ({ $engine }). O próximo { $stage } sobe um novo.
+db-stop-nothing = Nenhum { $container } para remover ({ $engine }).

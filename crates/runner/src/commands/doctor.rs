@@ -230,21 +230,34 @@ fn container_details(l: &Localiser, engine: &harness::Engine) {
 }
 
 /// `workbook db-stop`: removes the container kept between runs.
-pub fn db_stop() -> Result<bool, Error> {
+pub fn db_stop(l: &Localiser) -> Result<bool, Error> {
     let engine = match harness::engine() {
         Ok(engine) => engine,
         Err(why) => {
-            println!("No container engine answers ({why}): no kept container to remove.");
+            println!("{}", t!(l, "db-stop-no-engine", why = why.to_string()));
             return Ok(true);
         }
     };
     match harness::remove_kept_container(&engine) {
         Ok(true) => println!(
-            "Removed {} ({engine}). The next {} starts a new one.",
-            harness::KEPT_CONTAINER,
-            command("stage N")
+            "{}",
+            t!(
+                l,
+                "db-stop-removed",
+                container = harness::KEPT_CONTAINER,
+                engine = engine.to_string(),
+                stage = command("stage N")
+            )
         ),
-        Ok(false) => println!("No {} to remove ({engine}).", harness::KEPT_CONTAINER),
+        Ok(false) => println!(
+            "{}",
+            t!(
+                l,
+                "db-stop-nothing",
+                container = harness::KEPT_CONTAINER,
+                engine = engine.to_string()
+            )
+        ),
         Err(why) => {
             println!("{} {why}", ui::bad(ui::FAIL));
             return Ok(false);

@@ -176,7 +176,7 @@ fn introduce(l: &Localiser, review: &Review, count: usize) {
         ui::wrap(&t!(l, "review-introduction", count = count), 2)
     );
     for item in &review.items {
-        println!("{}", ui::wrap(&format!("· {}", item.question), 4));
+        println!("{}", ui::hanging("    · ", &item.question));
     }
 }
 

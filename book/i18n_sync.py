@@ -16,12 +16,16 @@ learner reads one wording in the book and in the terminal:
     python3 book/i18n_sync.py --check   fail if any such message differs (`just book-check`)
 
 stages.pt-BR.toml is the one source of these translations: to change one, edit it
-and run `just i18n-update`. Needs polib (`pip install polib`, or Debian's python3-polib).
+and run `just i18n-update`. The .po is read by book/i18n.py's reader, and edited in
+place (one msgstr line each: i18n-update writes with --no-wrap), the rest left as it is.
 """
 
+import re
 import sys
 import tomllib
 from pathlib import Path
+
+from i18n import read_po
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ROOT / "stages.toml"
@@ -30,10 +34,11 @@ PO = ROOT / "book" / "po" / "pt-BR.po"
 # How the book's pages head a stage, in each language.
 HEADING = {"en": "Stage {n}: {title}", "pt-BR": "Etapa {n}: {title}"}
 
-try:
-    import polib
-except ImportError:
-    sys.exit("i18n_sync.py needs polib: `pip install polib` (or `apt-get install python3-polib`)")
+
+def quote_po(text):
+    """A string as a .po file writes it, quotes included."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
 
 
 def flat(text):
@@ -87,34 +92,38 @@ def main():
     stages = tomllib.loads(STAGES.read_text())
     twin = tomllib.loads(TWIN.read_text())
     wanted, clashes = translations(stages, twin)
-    po = polib.pofile(str(PO), wrapwidth=0)
-    differ, changed, found = [], 0, 0
-    for entry in po:
-        if entry.obsolete or entry.msgid not in wanted:
-            continue
-        found += 1
-        msgstr, where = wanted[entry.msgid]
-        if entry.msgstr == msgstr and "fuzzy" not in entry.flags:
-            continue
-        differ.append(f"{PO.relative_to(ROOT)}: {entry.msgid!r} ({where}) is translated "
-                      f"{entry.msgstr!r}, stages.pt-BR.toml says {msgstr!r}")
-        entry.msgstr = msgstr
-        if "fuzzy" in entry.flags:
-            entry.flags.remove("fuzzy")
-        entry.previous_msgid = None
-        changed += 1
     if clashes:
         sys.exit("\n".join(clashes))
+    differ, found = [], 0
+    for message in read_po(PO):
+        if message.msgctxt is not None or message.msgid not in wanted:
+            continue
+        found += 1
+        msgstr, where = wanted[message.msgid]
+        if message.msgstr != msgstr or message.fuzzy:
+            differ.append((message, msgstr, where))
     if check:
+        for message, msgstr, where in differ:
+            print(f"{message.where(PO.relative_to(ROOT))}: {message.msgid!r} ({where}) is translated "
+                  f"{message.msgstr!r}{' (fuzzy)' if message.fuzzy else ''}, stages.pt-BR.toml says "
+                  f"{msgstr!r}", file=sys.stderr)
         if differ:
-            print("\n".join(differ), file=sys.stderr)
             sys.exit(f"i18n_sync: {len(differ)} message(s) of the book say a stage text otherwise than "
                      "the runner: run `just i18n-update` (stages.pt-BR.toml is the source)")
         print(f"i18n_sync: the book's {found} stage texts agree with stages.pt-BR.toml")
         return
-    if changed:
-        po.save(str(PO))
-    print(f"i18n_sync: {changed} message(s) of {PO.relative_to(ROOT)} set from stages.pt-BR.toml")
+    text = PO.read_text(encoding="utf-8")
+    for message, msgstr, _ in differ:
+        # The message's msgid line, its msgstr (one line, or "" and continuation
+        # lines), and a fuzzy flag (with the previous msgid lines) before it.
+        entry = re.compile(r'(?:^#, fuzzy\n)?(?:^#\| .*\n)*(^msgid ' + re.escape(quote_po(message.msgid))
+                           + r'\n)msgstr (?:".*"\n)+', re.M)
+        text, n = entry.subn(lambda m: m.group(1) + f"msgstr {quote_po(msgstr)}\n", text, count=1)
+        if n != 1:
+            sys.exit(f"i18n_sync: cannot find {message.msgid!r} in {PO.relative_to(ROOT)} as one line "
+                     "(run `just i18n-update`, which writes it with --no-wrap)")
+    PO.write_text(text, encoding="utf-8")
+    print(f"i18n_sync: {len(differ)} message(s) of {PO.relative_to(ROOT)} set from stages.pt-BR.toml")
 
 
 if __name__ == "__main__":

@@ -338,7 +338,7 @@ def retrying_client_varying(seen):
 
 def key_per_client_section(seen):
     stage8_attempts = source_value(
-        "solutions/stage8-key-per-client/src/lib.rs",
+        "solutions/stage8-key-per-client/src/route.rs",
         r"attempts: (\d+),",
         "stage 8's default number of attempts",
     )
@@ -371,7 +371,7 @@ def key_per_client_section(seen):
 
 def expiry_section(seen):
     stage9_hours = int(source_value(
-        "solutions/stage9-expiry/src/lib.rs",
+        "solutions/stage9-expiry/src/route.rs",
         r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
         "stage 9's default retention",
     ))

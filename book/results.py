@@ -97,13 +97,13 @@ AFTER_EXPIRY = {
 # The replies the harness records that are not statuses (`harness::burst::ReplyKind`).
 REPLY_KINDS = {
     "error: pool timed out": ("pool timed out", "tempo esgotado no pool"),
-    "error: unique violation (23505)": ("unique violation (23505)", "violação de restrição única (23505)"),
+    "error: unique violation (23505)": ("unique violation (23505)", "violação de unicidade (23505)"),
     "error: lock timeout (55P03)": ("lock timeout (55P03)", "tempo de lock esgotado (55P03)"),
 }
 
 # Whose 201 the retry got after a stale first request stored its answer (stage 12).
 RETRY_GETS = {
-    "duplicate": ("the retry gets the duplicate's 201", "a nova tentativa recebe o 201 do duplicado"),
+    "duplicate": ("the retry gets the duplicate's 201", "a nova tentativa recebe o 201 da duplicata"),
     "first": ("the retry gets the first request's 201", "a nova tentativa recebe o 201 do primeiro pedido"),
     "refused": ("the retry is refused", "a nova tentativa é recusada"),
 }
@@ -243,7 +243,7 @@ def naive_rows(seen, t):
         f"{naive['payments']}",
         t(f"{created} × 201; {violations} × unique violation (23505) on the key's INSERT, "
           "each after its payment was made",
-          f"{created} × 201; {violations} × violação de restrição única (23505) no INSERT da "
+          f"{created} × 201; {violations} × violação de unicidade (23505) no INSERT da "
           "chave, cada uma depois de o pagamento ter sido feito"),
         second_request("stage2.changed_body", seen, t),
     )]
@@ -360,14 +360,14 @@ def small_pool_section(seen, t):
     return [
         t(f"A slow first request holds its key inside its transaction; its 19 duplicates arrive, "
           f"then one request for another key (pool of {slow_pool}, {slow_acquire} s acquire timeout):",
-          f"Um primeiro pedido lento segura a chave dentro da transação; chegam os 19 duplicados "
+          f"Um primeiro pedido lento segura a chave dentro da transação; chegam as 19 duplicatas "
           f"dele, depois um pedido para outra chave (pool de {slow_pool}, tempo limite de aquisição "
           f"de {slow_acquire} s):"),
         "",
         t("| Version | The request for another key |", "| Versão | O pedido para outra chave |"),
         "|---|---|",
         t("| Stage 4's code: the duplicates wait on the key's lock without a bound | ",
-          "| O código da etapa 4: os duplicados esperam pelo lock da chave sem limite | ")
+          "| O código da etapa 4: as duplicatas esperam pelo lock da chave sem limite | ")
         + f"{unbounded} |",
         t(f"| Stage 5: `lock_timeout` {in_flight_wait} on the reserving INSERT, then 409 | ",
           f"| Etapa 5: `lock_timeout` de {in_flight_wait} no INSERT que reserva, depois 409 | ")
@@ -439,7 +439,7 @@ def retrying_client_varying(seen, t):
 
 def key_per_client_section(seen, t):
     stage8_attempts = source_value(
-        "solutions/stage8-key-per-client/src/lib.rs",
+        "solutions/stage8-key-per-client/src/route.rs",
         r"attempts: (\d+),",
         "stage 8's default number of attempts",
     )
@@ -482,7 +482,7 @@ def key_per_client_section(seen, t):
 
 def expiry_section(seen, t):
     stage9_hours = int(source_value(
-        "solutions/stage9-expiry/src/lib.rs",
+        "solutions/stage9-expiry/src/route.rs",
         r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
         "stage 9's default retention",
     ))
@@ -544,7 +544,7 @@ def one_round_trip_section(seen, t):
           f"{s10_burst['payments']} payment; the first 201, each duplicate the same 201 replayed, or "
           f"409 after waiting {in_flight_wait10} on the key |",
           f"| 20 pedidos com uma chave, o primeiro retido no comando até os outros 19 chegarem | "
-          f"{s10_burst['payments']} pagamento; o primeiro 201, cada duplicado o mesmo 201 repetido, "
+          f"{s10_burst['payments']} pagamento; o primeiro 201, cada duplicata o mesmo 201 repetido, "
           f"ou 409 depois de esperar {in_flight_wait10} pela chave |"),
         t(f"| The same key with another amount | {other_body} |",
           f"| A mesma chave com outro valor | {other_body} |"),
@@ -558,8 +558,8 @@ def one_round_trip_section(seen, t):
           f"{s10_answered['ids_taken']} ids de pagamento consumidos pelos dois |"),
         t(f"| A slow first request, its 19 duplicates, then a request for another key (pool of 5) | "
           f"{s10_slow['duplicates_409']} duplicates × 409 while it was held; the other key: {unrelated} |",
-          f"| Um primeiro pedido lento, os 19 duplicados dele, depois um pedido para outra chave "
-          f"(pool de 5) | {s10_slow['duplicates_409']} duplicados × 409 enquanto ele estava retido; "
+          f"| Um primeiro pedido lento, as 19 duplicatas dele, depois um pedido para outra chave "
+          f"(pool de 5) | {s10_slow['duplicates_409']} duplicatas × 409 enquanto ele estava retido; "
           f"a outra chave: {unrelated} |"),
     ]
 
@@ -611,7 +611,7 @@ def payment_provider_section(seen, t):
           f"{s11_burst['payments']} pagamento; cada pedido 201 ou 409 |"),
         t(f"| 19 duplicates of a request held at the provider (its key committed as `started`, "
           f"its lease live) | {seen['stage11.in_flight']['duplicates_409']} × 409 |",
-          f"| 19 duplicados de um pedido retido no provedor (a chave dele gravada como `started`, "
+          f"| 19 duplicatas de um pedido retido no provedor (a chave dele gravada como `started`, "
           f"o prazo de reserva vivo) | {seen['stage11.in_flight']['duplicates_409']} × 409 |"),
         t(f"| Five payments held at a slow provider (pool of 5), then one for another key | "
           f"the other key: {unrelated} |",
@@ -619,8 +619,8 @@ def payment_provider_section(seen, t):
           f"a outra chave: {unrelated} |"),
         t(f"| A request taken over fails at the provider and releases; a duplicate arrives while "
           f"the request that took the key over waits for its answer | the duplicate: {duplicate} |",
-          f"| Um pedido retomado falha no provedor e libera a chave; chega um duplicado enquanto o "
-          f"pedido que retomou a chave espera pela resposta | o duplicado: {duplicate} |"),
+          f"| Um pedido retomado falha no provedor e libera a chave; chega uma duplicata enquanto o "
+          f"pedido que retomou a chave espera pela resposta | a duplicata: {duplicate} |"),
         t(f"| The provider declines the card (402, kept for its key); three tries with one key | "
           f"{refusal('Decline')} |",
           f"| O provedor recusa o cartão (402, guardado para a chave); três tentativas com uma chave | "
@@ -672,7 +672,7 @@ def middleware_section(seen, t):
           f"{s12_crash['retry']}, depois {s12_crash['after_lease']}: a rota rodou de novo |"),
         t("| A first request past its lease, its key taken over by a duplicate that pays and "
           "answers; then the first stores its answer, and the client retries | ",
-          "| Um primeiro pedido além do prazo de reserva, a chave dele retomada por um duplicado "
+          "| Um primeiro pedido além do prazo de reserva, a chave dele retomada por uma duplicata "
           "que paga e responde; depois o primeiro guarda a resposta, e o cliente tenta de novo | ")
         + f"{s12_stale['payments']} | {t(*RETRY_GETS[s12_stale['retry_gets']])} |",
         t(f"| The same crash against stage 8's route (the key, the payment and the answer in one "

@@ -16,6 +16,7 @@ mod burst;
 mod condition;
 mod db;
 mod gate;
+mod http;
 pub mod provider;
 mod wire;
 
@@ -31,6 +32,7 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
+pub use http::{Answer, Call, serve};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

@@ -95,6 +95,7 @@ test *ARGS:
 
 # book recipes below
 import 'book/book.just'
+import 'book/diagrams.just'
 
 # Delete the expired idempotency keys of DATABASE_URL once (stage 9's reaper), e.g. from cron: `just reap [RETENTION_HOURS]`
 [no-exit-message]

@@ -243,25 +243,59 @@ NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 10: "ten",
                 19: "nineteen", 20: "twenty"}
 
 
-def figure_nouns(metric):
+# What a count of each metric is called in prose, in English and in Portuguese.
+FIGURE_NOUNS = {
+    "payments": (r"payments?", r"pagamentos?"),
+    "created": (r"201s?", r"201s?"),
+    "duplicates_409": (r"409s?", r"409s?"),
+    "distinct_bodies": (r"(?:response\s+)?bod(?:y|ies)", r"corpos?(?:\s+de\s+resposta)?"),
+    "charges": (r"charges?", r"cobranças?"),
+    "statements": (r"statements?", r"comandos?"),
+    "batches": (r"(?:batches|transactions?)", r"(?:lotes?|transaç(?:ão|ões))"),
+    "reaped": (r"keys?", r"chaves?"),
+}
+
+
+def figure_nouns(metric, lang="en"):
     """What a count of `metric` is called in prose: `payments` -> payment(s), the
     replies with a status -> that status, and so on. None: no noun to look for."""
     if metric.startswith("replies.") and metric[len("replies."):].isdigit():
         status = metric[len("replies."):]
         return rf"{status}s?"
-    return {
-        "payments": r"payments?",
-        "created": r"201s?",
-        "duplicates_409": r"409s?",
-        "distinct_bodies": r"(?:response\s+)?bod(?:y|ies)",
-        "charges": r"charges?",
-        "statements": r"statements?",
-        "batches": r"(?:batches|transactions?)",
-        "reaped": r"keys?",
-    }.get(metric)
+    nouns = FIGURE_NOUNS.get(metric)
+    return nouns and nouns[lang != "en"]
 
 
-def spoilers(prediction):
+# How each language says an answer, for spoilers(): its number words, the words that
+# carry no meaning, how many meaningful words in four make a phrase worth looking
+# for, its thousands separator, the words after a figure that do not count it, and
+# "paid once".
+SPOKEN = {
+    "en": {
+        "numbers": NUMBER_WORDS,
+        "stop": {"the", "a", "an", "of", "it", "its", "and", "is", "to", "in", "for", "with"},
+        "meaningful": 2,
+        "thousands": ",",
+        "not_counting": r"per|each|every|that|which|of",
+        "once": r"\b(?:pays|paid|charged)\s+once\b",
+    },
+    # "um pagamento" is also "a payment": one counts only when said as one; and
+    # Portuguese says in four words what English says in three ("o prazo de
+    # reserva", "the lease"): three meaningful words make a phrase, not two.
+    "pt-BR": {
+        "numbers": {1: r"(?:um|uma)\s+(?:só|únic[oa])|só\s+uma?|apenas\s+uma?", 2: "dois|duas",
+                    3: "três", 4: "quatro", 5: "cinco", 10: "dez", 19: "dezenove", 20: "vinte"},
+        "stop": {"o", "a", "os", "as", "um", "uma", "de", "do", "da", "dos", "das", "e", "é", "em",
+                 "no", "na", "com", "para", "por", "que", "se", "ele", "ela"},
+        "meaningful": 3,
+        "thousands": ".",
+        "not_counting": r"por|cada|que|de",
+        "once": r"\b(?:paga|pagou|cobrad[oa])\s+(?:só\s+)?uma\s+vez\b",
+    },
+}
+
+
+def spoilers(prediction, label=None, lang="en"):
     """The ways a text can state a prediction's answer, as (what, regex) pairs. Kept
     simple and honest: it catches the answer said as the answer key says it, not
     every paraphrase; reading the stages (README: "Review") catches the rest.
@@ -271,33 +305,72 @@ def spoilers(prediction):
     - a distinctive figure of the label (four digits or more, thousands, a duration:
       23505, 2,000, 250 ms; not an HTTP status, which the questions name);
     - a bare figure said with what it counts: "one payment", "20 identical 201s",
-      "19 × 409", "charged once"."""
-    label = flat(prediction.get("answer", "")).lower()
+      "19 × 409", "charged once".
+    `label`: the answer in `lang` (stages.pt-BR.toml's label for Portuguese)."""
+    spoken = SPOKEN[lang]
+    sep = re.escape(spoken["thousands"])
+    label = flat(prediction.get("answer", "") if label is None else label).lower()
     out = []
     head, _, tail = label.partition(":")
     words = re.findall(r"[\w',.-]+", label)
-    if not re.fullmatch(r"[\d,]+", label):
+    if not re.fullmatch(rf"[\d{sep}]+", label):
         out.append((f"the answer {label!r}", re.escape(label)))
         if tail.strip() and len(tail.split()) >= 3:
             out.append((f"the answer's {tail.strip()!r}", re.escape(tail.strip())))
-        stop = {"the", "a", "an", "of", "it", "its", "and", "is", "to", "in", "for", "with"}
         for i in range(len(words) - 3):
             gram = words[i:i + 4]
-            if sum(w.strip(",.") not in stop for w in gram) >= 2:
+            if sum(w.strip(",.") not in spoken["stop"] for w in gram) >= spoken["meaningful"]:
                 text = " ".join(gram).strip(",.")
                 out.append((f"{text!r}, from the answer", r"(?<!\w)" + re.escape(text) + r"(?!\w)"))
-    for figure in re.findall(r"\d{4,}|\d{1,3}(?:,\d{3})+|\d+ ms\b", label):
-        out.append((f"the figure {figure}", r"(?<![\d,])" + re.escape(figure) + r"(?![\d,])"))
+    for figure in re.findall(rf"\d{{4,}}|\d{{1,3}}(?:{sep}\d{{3}})+|\d+ ms\b", label):
+        out.append((f"the figure {figure}", rf"(?<![\d{sep}])" + re.escape(figure) + rf"(?![\d{sep}])"))
     if re.fullmatch(r"\d+", head.strip()):
         n = int(head.strip())
-        noun = figure_nouns(prediction.get("metric", ""))
+        noun = figure_nouns(prediction.get("metric", ""), lang)
         if noun:
-            said = rf"(?:{n}|{NUMBER_WORDS[n]})" if n in NUMBER_WORDS else str(n)
+            numbers = spoken["numbers"]
+            said = rf"(?:{n}|{numbers[n]})" if n in numbers else str(n)
+            skip = "|".join(rf"{w}\b" for w in spoken["not_counting"].split("|"))
             out.append((f"{n} {prediction.get('metric')}",
-                        rf"(?<![\w,]){said}(?:\s*×\s*|(?:\s+(?!per\b|each\b|every\b|that\b|which\b|of\b)[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
+                        rf"(?<![\w{sep}]){said}(?:\s*×\s*|(?:\s+(?!{skip})[\w'-]+){{0,2}}\s+){noun}(?!\w)"))
             if n == 1 and prediction.get("metric") in ("payments", "charges"):
-                out.append(("once", r"\b(?:pays|paid|charged)\s+once\b"))
+                out.append(("once", spoken["once"]))
     return out
+
+
+# The Portuguese goals (stages.pt-BR.toml, what the runner shows with --lang pt-BR)
+# keep the same rule: the answer is the twin's label at the answer key's position.
+TWIN = BOOK.parent / "stages.pt-BR.toml"
+
+
+def check_twin_goals(stages):
+    """No Portuguese goal gives away a prediction either."""
+    try:
+        with open(TWIN, "rb") as f:
+            twins = {s["number"]: s for s in tomllib.load(f).get("stage", [])}
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        error(TWIN, 1, f"cannot read the stages' Portuguese twin: {e}")
+        return
+    lines = TWIN.read_text(encoding="utf-8").split("\n")
+    for stage in stages:
+        n = stage["number"]
+        twin = twins.get(n, {})
+        goal = flat(twin.get("goal", ""))
+        at = next((i + 1 for i, line in enumerate(lines) if line.strip() == f"number = {n}"), 1)
+        labels = {p["id"]: p.get("choices", []) for p in twin.get("prediction", [])}
+        for prediction in stage.get("prediction", []):
+            pid = prediction.get("id", "?")
+            english = [c.get("label") for c in prediction.get("choices", [])]
+            translated = labels.get(pid, [])
+            if prediction.get("answer") not in english or len(translated) != len(english):
+                continue  # verify names a missing twin
+            label = translated[english.index(prediction["answer"])]
+            for what, pattern in spoilers(prediction, label, "pt-BR"):
+                said = re.search(pattern, goal, re.I)
+                if said:
+                    error(TWIN, at, f"stage {n}'s Portuguese goal gives away prediction `{pid}`: it says "
+                          f"{what} ({said.group(0)!r}); what happened goes in `outcome`")
+                    break
 
 
 def unfolded_lines(text):
@@ -596,6 +669,7 @@ def main():
     check_description(stages)
     check_commands(stages)
     check_review_routes()
+    check_twin_goals(stages)
 
     for note in notes:
         print(f"note: {note}")

@@ -20,3 +20,85 @@ document.querySelectorAll(".content a > img[src$='.svg']").forEach((img) => {
         img.parentElement.classList.add("diagram");
     }
 });
+
+// The language menu: the same page in each language of the book. The English book is
+// built at the root (book/book/), each translation in a folder of its own
+// (book/book/pt-BR/), with the same file names, so the other language's page is this
+// page's path moved between the two roots. mdbook's own `path_to_root` says where this
+// book's root is; <html lang> (the book's `language`) says which book this is.
+(function languageMenu() {
+    // English, then book/po/languages.toml's languages (book/i18n.py checks the two agree).
+    const languages = [
+        { code: "en", name: "English", folder: "" },
+        { code: "pt-BR", name: "Português (Brasil)", folder: "pt-BR/" },
+    ];
+    const buttons = document.querySelector("#mdbook-menu-bar .right-buttons");
+    if (!buttons || typeof path_to_root === "undefined") {
+        return;
+    }
+    const current = languages.find((l) => l.code === document.documentElement.lang) || languages[0];
+    const bookRoot = new URL(path_to_root || "./", window.location.href);
+    const siteRoot = new URL(current.folder ? "../" : "./", bookRoot);
+    let page = window.location.pathname.slice(bookRoot.pathname.length);
+    if (page === "" || page.endsWith("/")) {
+        page += "index.html";
+    }
+
+    const toggle = document.createElement("button");
+    toggle.id = "workbook-language-toggle";
+    toggle.className = "icon-button";
+    toggle.type = "button";
+    toggle.title = current.code === "pt-BR" ? "Idioma" : "Language";
+    toggle.setAttribute("aria-label", toggle.title);
+    toggle.setAttribute("aria-haspopup", "true");
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.setAttribute("aria-controls", "workbook-language-list");
+    toggle.textContent = current.code === "en" ? "EN" : current.code;
+
+    const list = document.createElement("ul");
+    list.id = "workbook-language-list";
+    list.className = "theme-popup";
+    list.setAttribute("role", "menu");
+    list.setAttribute("aria-label", toggle.title);
+    for (const language of languages) {
+        const item = document.createElement("li");
+        item.setAttribute("role", "none");
+        const link = document.createElement("a");
+        link.setAttribute("role", "menuitem");
+        link.className = "theme";
+        link.lang = language.code;
+        link.hreflang = language.code;
+        link.textContent = language.name;
+        link.href = new URL(language.folder + page, siteRoot).href + window.location.hash;
+        if (language === current) {
+            link.classList.add("theme-selected");
+            link.setAttribute("aria-current", "page");
+        }
+        item.appendChild(link);
+        list.appendChild(item);
+    }
+
+    function show(open) {
+        list.style.display = open ? "block" : "none";
+        toggle.setAttribute("aria-expanded", String(open));
+    }
+    toggle.addEventListener("click", () => show(list.style.display !== "block"));
+    document.addEventListener("click", (event) => {
+        if (!toggle.contains(event.target) && !list.contains(event.target)) {
+            show(false);
+        }
+    });
+    list.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") {
+            show(false);
+            toggle.focus();
+        }
+    });
+    // An anchor followed within the page changes the hash the links carry.
+    window.addEventListener("hashchange", () => {
+        list.querySelectorAll("a").forEach((a) => {
+            a.hash = window.location.hash;
+        });
+    });
+    buttons.prepend(toggle, list);
+})();

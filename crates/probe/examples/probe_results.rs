@@ -12,6 +12,10 @@
 //! Only verdicts go in the table (no timings), so the same code gives the same table;
 //! `--check` compares the table only. The figures under it (the burst's answers and
 //! payments, the time) vary from run to run.
+//!
+//! One run writes each file in every language of the book: English at the path given,
+//! Brazilian Portuguese in the `pt-BR/` folder beside it (the book's glossary,
+//! book/glossary.toml, gives the words); `--check` checks both.
 
 // The shapes the book's table does not show are the tests'.
 #[allow(dead_code)]
@@ -35,6 +39,47 @@ use server::{Shape, serve, serve_instances, serve_shape};
 /// on a machine busy with other work, once answered none of a correct burst within 2 s).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// A language of the book: each file is written in all of them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    PtBr,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::PtBr];
+
+    /// The text in this language.
+    pub fn t<'a>(self, en: &'a str, pt: &'a str) -> &'a str {
+        match self {
+            Lang::En => en,
+            Lang::PtBr => pt,
+        }
+    }
+
+    /// A figure with `digits` decimals, with the language's decimal mark.
+    pub fn number(self, value: f64, digits: usize) -> String {
+        let text = format!("{value:.digits$}");
+        match self {
+            Lang::En => text,
+            Lang::PtBr => text.replace('.', ","),
+        }
+    }
+
+    /// Where this language's file goes, for the English file at `path`.
+    fn path(self, path: &std::path::Path) -> PathBuf {
+        match self {
+            Lang::En => path.to_path_buf(),
+            Lang::PtBr => path
+                .with_file_name("pt-BR")
+                .join(path.file_name().unwrap_or_default()),
+        }
+    }
+}
+
+/// A row's name, in English and in Portuguese.
+type Name = (&'static str, &'static str);
+
 /// A row of the table: what was probed.
 enum Subject {
     ModelAnswer,
@@ -46,44 +91,80 @@ enum Subject {
     External(&'static str),
 }
 
-const ROWS: &[(&str, Subject)] = &[
-    ("Rust: stage 6's model answer", Subject::ModelAnswer),
+const ROWS: &[(Name, Subject)] = &[
     (
-        "Rust: check, then write (stage 2)",
+        (
+            "Rust: stage 6's model answer",
+            "Rust: a solução de referência da etapa 6",
+        ),
+        Subject::ModelAnswer,
+    ),
+    (
+        (
+            "Rust: check, then write (stage 2)",
+            "Rust: conferir e depois gravar (etapa 2)",
+        ),
         Subject::Wrong(Shape::CheckThenWrite { held_for: 20 }),
     ),
     (
-        "Rust: three commits, no transaction (stage 3, known wrong)",
+        (
+            "Rust: three commits, no transaction (stage 3, known wrong)",
+            "Rust: três commits, sem transação (etapa 3, sabidamente errada)",
+        ),
         Subject::Wrong(Shape::NoTransaction),
     ),
     (
-        "Rust: the body's hash stored, never compared (stage 4, known wrong)",
+        (
+            "Rust: the body's hash stored, never compared (stage 4, known wrong)",
+            "Rust: o hash do corpo guardado, nunca comparado (etapa 4, sabidamente errada)",
+        ),
         Subject::Wrong(Shape::HashIgnored),
     ),
     (
-        "Rust: the stored answer read through the pool inside the transaction, pool of 10 (stage 5)",
+        (
+            "Rust: the stored answer read through the pool inside the transaction, pool of 10 (stage 5)",
+            "Rust: a resposta guardada lida pelo pool dentro da transação, pool de 10 (etapa 5)",
+        ),
         Subject::Wrong(Shape::ReadsThroughThePool { pool: 10 }),
     ),
     (
-        "Rust: the key guarded by a lock in memory, one instance",
+        (
+            "Rust: the key guarded by a lock in memory, one instance",
+            "Rust: a chave protegida por um lock em memória, uma instância",
+        ),
         Subject::Instances(Shape::InProcessLock, 1),
     ),
     (
-        "Rust: the key guarded by a lock in memory, two instances",
+        (
+            "Rust: the key guarded by a lock in memory, two instances",
+            "Rust: a chave protegida por um lock em memória, duas instâncias",
+        ),
         Subject::Instances(Shape::InProcessLock, 2),
     ),
 ];
 
 /// The other languages' servers (servers/README.md), after the Rust rows.
-const SERVERS: &[(&str, Subject)] = &[
-    ("Python", Subject::External("python")),
-    ("Python, wrong", Subject::External("python-wrong")),
-    ("TypeScript", Subject::External("typescript")),
-    ("TypeScript, wrong", Subject::External("typescript-wrong")),
-    ("Go", Subject::External("go")),
-    ("Go, wrong", Subject::External("go-wrong")),
-    ("Java", Subject::External("java")),
-    ("Java, wrong", Subject::External("java-wrong")),
+const SERVERS: &[(Name, Subject)] = &[
+    (("Python", "Python"), Subject::External("python")),
+    (
+        ("Python, wrong", "Python, errado"),
+        Subject::External("python-wrong"),
+    ),
+    (
+        ("TypeScript", "TypeScript"),
+        Subject::External("typescript"),
+    ),
+    (
+        ("TypeScript, wrong", "TypeScript, errado"),
+        Subject::External("typescript-wrong"),
+    ),
+    (("Go", "Go"), Subject::External("go")),
+    (("Go, wrong", "Go, errado"), Subject::External("go-wrong")),
+    (("Java", "Java"), Subject::External("java")),
+    (
+        ("Java, wrong", "Java, errado"),
+        Subject::External("java-wrong"),
+    ),
 ];
 
 /// The article's two tables (languages.rs), beside the probe's table: `--write` and
@@ -117,10 +198,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // The probe's table at the path given, the languages' tables beside it.
+    // The probe's table at the path given, the languages' tables beside it; each
+    // in every language (the pt-BR twin in the pt-BR folder beside it).
     let paths = |path: PathBuf| {
         let beside = path.with_file_name(LANGUAGES_FILE);
-        files.iter().zip([path, beside])
+        files.iter().zip([path, beside]).flat_map(|(file, path)| {
+            Lang::ALL
+                .iter()
+                .zip(file)
+                .map(move |(lang, text)| (text, lang.path(&path)))
+        })
     };
     if let Some(path) = file_after("--check") {
         let mut stale = false;
@@ -135,6 +222,12 @@ fn main() -> ExitCode {
     }
     if let Some(path) = file_after("--write") {
         for (fresh, path) in paths(path) {
+            if let Some(folder) = path.parent()
+                && let Err(e) = std::fs::create_dir_all(folder)
+            {
+                eprintln!("cannot create {}: {e}", folder.display());
+                return ExitCode::FAILURE;
+            }
             if let Err(e) = std::fs::write(&path, fresh) {
                 eprintln!("cannot write {}: {e}", path.display());
                 return ExitCode::FAILURE;
@@ -143,7 +236,7 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    for file in &files {
+    for file in files.iter().flatten() {
         print!("{file}");
     }
     ExitCode::SUCCESS
@@ -178,10 +271,12 @@ fn is_current(path: &std::path::Path, fresh: &str) -> bool {
 }
 
 /// The probe's table; with the servers, the article's tables too (languages.rs),
-/// from the same probe runs and the variant's long bursts.
-async fn files(with_servers: bool) -> Result<Vec<String>, String> {
+/// from the same probe runs and the variant's long bursts. Each file in every
+/// language ([`Lang::ALL`]'s order).
+async fn files(with_servers: bool) -> Result<Vec<[String; 2]>, String> {
     let mut reports = Vec::new();
-    let probe_table = table(with_servers, &mut reports).await?;
+    let probed = probe_all(with_servers, &mut reports).await?;
+    let probe_table = Lang::ALL.map(|lang| table(lang, &probed));
     if !with_servers {
         return Ok(vec![probe_table]);
     }
@@ -206,7 +301,8 @@ async fn files(with_servers: bool) -> Result<Vec<String>, String> {
             .map_err(|e| format!("the variant burst of {name} failed: {e}"))??;
         bursts.push((name, burst));
     }
-    Ok(vec![probe_table, languages::tables(&reports, &bursts)?])
+    let [en, pt] = Lang::ALL.map(|lang| languages::tables(lang, &reports, &bursts));
+    Ok(vec![probe_table, [en?, pt?]])
 }
 
 /// The lines `--check` compares: the table's, which hold only verdicts. The
@@ -215,17 +311,32 @@ fn table_rows(text: &str) -> Vec<&str> {
     text.lines().filter(|line| line.starts_with('|')).collect()
 }
 
-/// The probe's table; the reports of the servers of servers/ go into `reports`.
-async fn table(
+/// Every row probed, in the table's order; the reports of the servers of servers/
+/// also go into `reports`.
+async fn probe_all(
     with_servers: bool,
     reports: &mut Vec<(&'static str, Report)>,
-) -> Result<String, String> {
+) -> Result<Vec<(Name, Report)>, String> {
+    let mut probed = Vec::new();
+    let rows = ROWS.iter().chain(if with_servers { SERVERS } else { &[] });
+    for (name, subject) in rows {
+        let report = probe(subject).await?;
+        if let Subject::External(server) = subject {
+            reports.push((server, report.clone()));
+        }
+        probed.push((*name, report));
+    }
+    Ok(probed)
+}
+
+/// The probe's table in `lang`, with the figures that vary under it.
+fn table(lang: Lang, probed: &[(Name, Report)]) -> String {
     let mut out = String::from(
         "<!-- Generated by `just probe-results` (crates/probe/examples/probe_results.rs)\n     \
          from a run of the probe against each server. Do not edit; `just book-check` checks\n     \
          that a fresh run gives the same table (the figures under it vary, and are not compared). -->\n\n",
     );
-    out.push_str("| server |");
+    out.push_str(lang.t("| server |", "| servidor |"));
     for id in CheckId::ALL {
         out.push_str(&format!(" {id} |"));
     }
@@ -233,39 +344,43 @@ async fn table(
     out.push_str(&"---|".repeat(CheckId::ALL.len()));
     out.push('\n');
     let mut figures = Vec::new();
-    let rows = ROWS.iter().chain(if with_servers { SERVERS } else { &[] });
-    for (name, subject) in rows {
-        let report = probe(subject).await?;
+    for ((en, pt), report) in probed {
+        let name = lang.t(en, pt);
         out.push_str(&format!("| {name} |"));
         for &id in CheckId::ALL {
             let cell = match report.check(id).map(|c| c.verdict) {
-                Some(Verdict::Fail) => "**fail**",
-                Some(Verdict::Warn) => "warn",
-                Some(Verdict::Pass) => "pass",
-                Some(Verdict::Skipped) | None => "skipped",
+                Some(Verdict::Fail) => lang.t("**fail**", "**falha**"),
+                Some(Verdict::Warn) => lang.t("warn", "alerta"),
+                Some(Verdict::Pass) => lang.t("pass", "passa"),
+                Some(Verdict::Skipped) | None => lang.t("skipped", "pulada"),
             };
             out.push_str(&format!(" {cell} |"));
         }
         out.push('\n');
-        figures.push(format!("- {name}: {}", burst_figures(&report)));
-        if let Subject::External(server) = subject {
-            reports.push((server, report));
-        }
+        figures.push(format!("- {name}: {}", burst_figures(lang, report)));
     }
-    out.push_str(&format!(
-        "\nFigures that vary from run to run, from the run that wrote this page: the burst's \
-         first answers (a 409 is retried afterwards), the payments it made, and how long the \
-         whole probe took (each request bounded to {} s).\n\n",
-        REQUEST_TIMEOUT.as_secs()
-    ));
+    let bound = REQUEST_TIMEOUT.as_secs();
+    out.push_str(&match lang {
+        Lang::En => format!(
+            "\nFigures that vary from run to run, from the run that wrote this page: the burst's \
+             first answers (a 409 is retried afterwards), the payments it made, and how long the \
+             whole probe took (each request bounded to {bound} s).\n\n"
+        ),
+        Lang::PtBr => format!(
+            "\nNúmeros que variam de uma execução para outra, da execução que escreveu esta \
+             página: as primeiras respostas da rajada (um 409 é tentado de novo depois), os \
+             pagamentos que ela fez e quanto tempo o probe inteiro levou (cada pedido limitado a \
+             {bound} s).\n\n"
+        ),
+    });
     out.push_str(&figures.join("\n"));
     out.push('\n');
-    Ok(out)
+    out
 }
 
 /// The burst's answers and payments, and the run's time, from the report's evidence:
 /// "201 ×20, 1 payment; the probe took 0.6 s.".
-fn burst_figures(report: &Report) -> String {
+fn burst_figures(lang: Lang, report: &Report) -> String {
     let evidence = report
         .check(CheckId::Burst)
         .map(|c| c.evidence.as_slice())
@@ -277,21 +392,28 @@ fn burst_figures(report: &Report) -> String {
         .and_then(|line| line.split_once(" at once"))
         .and_then(|(_, rest)| rest.split_once(": "))
         .map(|(_, rest)| rest.rsplit_once(" in ").map_or(rest, |(tally, _)| tally))
-        .unwrap_or("not run");
+        .map_or_else(
+            || lang.t("not run", "não executada").to_owned(),
+            |tally| tally.replace("unanswered", lang.t("unanswered", "sem resposta")),
+        );
     // "effects: 10 created (expected 1)"
     let payments = evidence
         .iter()
         .find_map(|line| line.strip_prefix("effects: "))
         .and_then(|rest| rest.split_once(' '))
         .map(|(n, _)| match n {
-            "1" => "1 payment".to_owned(),
-            n => format!("{n} payments"),
+            "1" => lang.t("1 payment", "1 pagamento").to_owned(),
+            n => format!("{n} {}", lang.t("payments", "pagamentos")),
         })
-        .unwrap_or_else(|| "payments not counted".to_owned());
-    format!(
-        "{answers}, {payments}; the probe took {:.1} s.",
-        report.elapsed.as_secs_f64()
-    )
+        .unwrap_or_else(|| {
+            lang.t("payments not counted", "pagamentos não contados")
+                .to_owned()
+        });
+    let took = lang.number(report.elapsed.as_secs_f64(), 1);
+    match lang {
+        Lang::En => format!("{answers}, {payments}; the probe took {took} s."),
+        Lang::PtBr => format!("{answers}, {payments}; o probe levou {took} s."),
+    }
 }
 
 /// Serves the subject on a database of its own and probes it with its effects counted.

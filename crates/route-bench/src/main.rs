@@ -8,7 +8,9 @@
 //! plain INSERT of that run; several runs give min / median / max.
 //!
 //! Bounded: every mode sends a fixed number of requests (pgbench a fixed number
-//! of transactions). The markdown goes to stdout, progress to stderr.
+//! of transactions). The figures go to stdout as JSON (min / median / max over the
+//! runs, each ratio taken within one run), progress to stderr; book/bench_tables.py
+//! turns them into the book's table, in each of its languages.
 
 mod cpu;
 mod load;
@@ -20,6 +22,7 @@ use std::io::Write;
 
 use harness::reference_schema;
 use load::{Keys, load};
+use serde_json::{Value, json};
 use servers::Server;
 
 /// Concurrent HTTP clients, pool connections and pgbench clients.
@@ -52,6 +55,7 @@ pub enum BenchError {
 
 /// The figures of one row, one per run.
 struct Row {
+    /// What was measured: a route mode's or a pgbench script's id.
     label: String,
     per_second: Vec<f64>,
     ratio: Vec<f64>,
@@ -67,28 +71,16 @@ struct Measured {
     loads: Vec<String>,
 }
 
+/// The route modes, by the id the book's table names them with (book/bench_tables.py):
+/// no idempotency (one INSERT); the seed's shape (stage 6's route, stage 5's
+/// transaction) and stage 10's one statement, each with a new key per request and with
+/// one hot key (replays).
 const ROUTE_MODES: [(&str, Route, Keys); 5] = [
-    ("no idempotency: one INSERT", Route::Plain, Keys::None),
-    (
-        "the seed's shape: stage 6's route (stage 5's transaction), a new key per request",
-        Route::Seed,
-        Keys::Distinct,
-    ),
-    (
-        "one round trip: stage 10's statement, a new key per request",
-        Route::OneRoundTrip,
-        Keys::Distinct,
-    ),
-    (
-        "the seed's shape, one hot key (replays)",
-        Route::Seed,
-        Keys::Hot,
-    ),
-    (
-        "one round trip, one hot key (replays)",
-        Route::OneRoundTrip,
-        Keys::Hot,
-    ),
+    ("plain", Route::Plain, Keys::None),
+    ("seed", Route::Seed, Keys::Distinct),
+    ("one-round-trip", Route::OneRoundTrip, Keys::Distinct),
+    ("seed-hot", Route::Seed, Keys::Hot),
+    ("one-round-trip-hot", Route::OneRoundTrip, Keys::Hot),
 ];
 
 #[derive(Debug, Clone, Copy)]
@@ -111,24 +103,23 @@ async fn run() -> Result<(), BenchError> {
         None => DEFAULT_RUNS,
         Some(n) => n.parse().ok().filter(|n| *n > 0).ok_or(BenchError::Usage)?,
     };
-    let (servers, not_varied) = servers::servers(reference_schema()).await?;
+    let servers = servers::servers(reference_schema()).await?;
     let scripts = pgbench::scripts();
-    println!(
-        "{REQUESTS} requests per route and run, {REQUESTS} transactions per pgbench script and \
-         run, in {SLICES} slices taking turns, {CLIENTS} concurrent clients (HTTP clients, pool connections, pgbench clients), \
-         {runs} runs per server; each figure is min / median / max over the runs, each ratio \
-         taken within one run against that run's plain INSERT.\n"
-    );
-    if let Some(note) = &not_varied {
-        println!("{note}\n");
-    }
-    let mut all = Vec::new();
+    let mut measured = Vec::new();
     for (index, server) in servers.iter().enumerate() {
-        let measured = measure(index, server, runs, &scripts).await?;
-        print_server(server, &measured);
-        all.push(measured);
+        measured.push(server_figures(
+            server,
+            &measure(index, server, runs, &scripts).await?,
+        ));
     }
-    print_goals(&servers, &all);
+    let figures = json!({
+        "requests": REQUESTS,
+        "slices": SLICES,
+        "clients": CLIENTS,
+        "runs": runs,
+        "servers": measured,
+    });
+    println!("{figures:#}");
     Ok(())
 }
 
@@ -157,7 +148,11 @@ async fn measure(
     let per_slice = REQUESTS / SLICES;
     for run in 0..runs {
         loads.push(load_average());
-        progress(&format!("{}: run {} of {runs}", server.setup, run + 1));
+        progress(&format!(
+            "{} server: run {} of {runs}",
+            server.setup,
+            run + 1
+        ));
         // Each mode's requests in slices, the modes taking turns, so that a burst
         // of load from elsewhere on the machine falls on all of them alike.
         let mut route_seconds = vec![0.0; ROUTE_MODES.len()];
@@ -238,7 +233,7 @@ async fn measure(
         pgbench: rows(
             scripts
                 .iter()
-                .map(|(label, _)| format!("pgbench -M prepared: {label}"))
+                .map(|(label, _)| (*label).to_owned())
                 .collect(),
             pgbench_figures,
         ),
@@ -262,16 +257,15 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".to_owned())
 }
 
-/// min / median / max, formatted with `digits` decimals.
-fn spread(values: &[f64], digits: usize) -> String {
+/// [min, median, max] of one figure over the runs.
+fn spread(values: &[f64]) -> Value {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-    let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
-    if sorted.len() == 1 {
-        return format!("{min:.digits$}");
-    }
-    format!("{min:.digits$} / **{median:.digits$}** / {max:.digits$}")
+    json!([
+        sorted[0],
+        sorted[sorted.len() / 2],
+        sorted[sorted.len() - 1]
+    ])
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -280,87 +274,63 @@ fn median(values: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
-fn print_server(server: &Server, measured: &Measured) {
-    println!("### {}\n", server.setup);
-    println!("PostgreSQL: {}\n", server.facts);
-    println!(
-        "| what | per second | vs plain INSERT, same run | CPU µs per request, median: bench process (HTTP clients, routes, sqlx) / PostgreSQL |"
-    );
-    println!("|---|---|---|---|");
-    for row in &measured.routes {
-        let server_cpu = if server.data_dir.is_some() {
-            format!("{:.0}", median(&row.server_cpu))
-        } else {
-            "-".to_owned()
-        };
-        println!(
-            "| {} | {} | {} | {:.0} / {server_cpu} |",
-            row.label,
-            spread(&row.per_second, 0),
-            spread(&row.ratio, 2),
-            median(&row.own_cpu)
-        );
-    }
-    for row in &measured.pgbench {
-        // pgbench opens its clients' connections on every run: their backends'
-        // start-up would count in the server's CPU, so none is shown.
-        println!(
-            "| {} | {} | {} | - |",
-            row.label,
-            spread(&row.per_second, 0),
-            spread(&row.ratio, 2)
-        );
-    }
-    if measured.pgbench.is_empty() {
-        println!(
-            "\npgbench: not run (it runs only against a cluster the bench started from local binaries)."
-        );
-    }
-    println!(
-        "\nLoad average (1, 5, 15 min) at the start of each run: {}\n",
-        measured.loads.join("; ")
-    );
+/// Run by run, `a / b`.
+fn per_run(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(a, b)| a / b).collect()
 }
 
-/// The issue's two goals, from the figures above.
-fn print_goals(servers: &[Server], all: &[Measured]) {
-    println!("### The one-round-trip route against the limits\n");
-    for (server, measured) in servers.iter().zip(all) {
-        let Some(route) = measured.routes.get(2) else {
-            continue;
-        };
-        let ratio = median(&route.ratio);
-        println!(
-            "- {}: the one-round-trip route at {} of the plain INSERT route (median {ratio:.2}).",
-            server.setup,
-            spread(&route.ratio, 2)
-        );
-        if let Some(cte) = measured.pgbench.get(2) {
-            let of_limit: Vec<f64> = route
-                .ratio
-                .iter()
-                .zip(&cte.ratio)
-                .map(|(r, c)| r / c)
-                .collect();
-            println!(
-                "  Its ratio is {} of pgbench's one-statement ratio in the same run (pgbench: {}).",
-                spread(&of_limit, 2),
-                spread(&cte.ratio, 2)
-            );
-        }
-        // A replay writes nothing: it should never cost more than a new payment.
-        if let Some(replays) = measured.routes.get(4) {
-            let replay_vs_new: Vec<f64> = replays
-                .ratio
-                .iter()
-                .zip(&route.ratio)
-                .map(|(replay, new)| replay / new)
-                .collect();
-            println!(
-                "  One hot key (every request a replay) at {} of a new key per request, same \
-                 route, same run.",
-                spread(&replay_vs_new, 2)
-            );
-        }
-    }
+/// One server's figures: the routes' and pgbench's rows, and the issue's two goals
+/// (the one-round-trip route against the plain INSERT and against pgbench's same
+/// statement; a replay never dearer than a new payment).
+fn server_figures(server: &Server, measured: &Measured) -> Value {
+    let routes: Vec<Value> = measured
+        .routes
+        .iter()
+        .map(|row| {
+            json!({
+                "what": row.label,
+                "per_second": spread(&row.per_second),
+                "ratio": spread(&row.ratio),
+                "own_cpu_us": median(&row.own_cpu),
+                // Read from the server's processes only when the bench started it.
+                "server_cpu_us": server.data_dir.as_ref().map(|_| median(&row.server_cpu)),
+            })
+        })
+        .collect();
+    // pgbench opens its clients' connections on every run: their backends' start-up
+    // would count in the server's CPU, so none is given.
+    let pgbench: Vec<Value> = measured
+        .pgbench
+        .iter()
+        .map(|row| {
+            json!({
+                "what": row.label,
+                "per_second": spread(&row.per_second),
+                "ratio": spread(&row.ratio),
+            })
+        })
+        .collect();
+    let goals = measured.routes.get(2).map(|route| {
+        let cte = measured.pgbench.get(2);
+        json!({
+            "vs_plain": spread(&route.ratio),
+            "vs_pgbench": cte.map(|cte| spread(&per_run(&route.ratio, &cte.ratio))),
+            "pgbench": cte.map(|cte| spread(&cte.ratio)),
+            // A replay writes nothing: it should never cost more than a new payment.
+            "replay_vs_new": measured
+                .routes
+                .get(4)
+                .map(|replays| spread(&per_run(&replays.ratio, &route.ratio))),
+        })
+    });
+    json!({
+        "setup": server.setup,
+        "postgres": server.postgres,
+        "settings": server.settings,
+        "data_on": server.data_on,
+        "routes": routes,
+        "pgbench": pgbench,
+        "loads": measured.loads,
+        "goals": goals,
+    })
 }

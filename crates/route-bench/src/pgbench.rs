@@ -48,11 +48,7 @@ COMMIT;
         "\\set k random(1, 9223372036854775806)\n{};\n",
         one_line.join(" ")
     );
-    [
-        ("plain INSERT", plain),
-        ("the seed's transaction", seed),
-        ("stage 10's one statement", cte),
-    ]
+    [("plain", plain), ("seed", seed), ("one-statement", cte)]
 }
 
 /// Runs one script, given on pgbench's standard input (no file to leave behind):

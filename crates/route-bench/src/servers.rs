@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use harness::{BackendChoice, ClusterSettings, LocalCluster, Schema, TestDb};
+use harness::{ClusterSettings, LocalCluster, Schema, TestDb};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
@@ -16,12 +16,18 @@ use crate::BenchError;
 
 /// One server to measure on, and its facts.
 pub struct Server {
-    /// "fsync=off (the tests' throwaway cluster)", ...
-    pub setup: String,
+    /// Which setup this is: "throwaway" (the tests' settings: fsync=off, in memory
+    /// when it can), "durable" (fsync and synchronous_commit on, data on the disk), or
+    /// "configured" (the harness's server as it was configured).
+    pub setup: &'static str,
     /// Connects to the database the bench made there.
     pub options: PgConnectOptions,
-    /// What the server said about itself, and where its data directory lives.
-    pub facts: String,
+    /// The harness's description of the server (which binaries or image, where).
+    pub postgres: String,
+    /// What the server says it runs with (`SHOW` of the settings that matter).
+    pub settings: String,
+    /// The file system of its data directory, when the bench can see it.
+    pub data_on: Option<String>,
     /// libpq's connection string for `pgbench`, when the bench knows one.
     pub conninfo: Option<String>,
     /// Where `pgbench` is, when local binaries were found.
@@ -36,19 +42,15 @@ pub struct Server {
 const BENCH_DB: &str = "wb_bench";
 
 /// The servers to measure on: two local clusters when the harness would use local
-/// binaries, else the harness's own server.
-pub async fn servers(schema: Schema) -> Result<(Vec<Server>, Option<String>), BenchError> {
+/// binaries, else the harness's own server (then fsync, synchronous_commit and where
+/// its data directory lives are as it was configured: only one setup is measured).
+pub async fn servers(schema: Schema) -> Result<Vec<Server>, BenchError> {
     let forced = std::env::var("WORKBOOK_DB").unwrap_or_default();
     let elsewhere = forced.trim() == "url"
         || forced.trim() == "container"
         || (forced.trim().is_empty() && std::env::var_os("DATABASE_URL").is_some());
     if elsewhere {
-        let server = harness_server(schema).await?;
-        let note = "The server was not started by the bench, so fsync, synchronous_commit and \
-                    where its data directory lives are as it was configured: only one setup \
-                    is measured."
-            .to_owned();
-        return Ok((vec![server], Some(note)));
+        return Ok(vec![harness_server(schema).await?]);
     }
     let in_memory = LocalCluster::start(ClusterSettings::default())
         .await
@@ -59,27 +61,14 @@ pub async fn servers(schema: Schema) -> Result<(Vec<Server>, Option<String>), Be
     })
     .await
     .map_err(|e| BenchError::NoServer(e.to_string()))?;
-    Ok((
-        vec![
-            cluster_server(
-                "fsync=off (the tests' throwaway settings)",
-                in_memory,
-                schema,
-            )
-            .await?,
-            cluster_server(
-                "production-like (fsync=on, synchronous_commit=on, data on the disk)",
-                on_disk,
-                schema,
-            )
-            .await?,
-        ],
-        None,
-    ))
+    Ok(vec![
+        cluster_server("throwaway", in_memory, schema).await?,
+        cluster_server("durable", on_disk, schema).await?,
+    ])
 }
 
 async fn cluster_server(
-    setup: &str,
+    setup: &'static str,
     cluster: LocalCluster,
     schema: Schema,
 ) -> Result<Server, BenchError> {
@@ -94,18 +83,15 @@ async fn cluster_server(
     let _ = conn.close().await;
     let data_on = harness::file_system_of(&cluster.run_dir.join("data"))
         .unwrap_or_else(|| "an unknown file system".to_owned());
-    let facts = format!(
-        "{}; {}; data directory on {data_on}",
-        cluster.backend.description,
-        settings(&options).await?
-    );
     let pgbench = find_pgbench(&cluster.binaries.bindir);
     Ok(Server {
-        setup: setup.to_owned(),
+        setup,
         conninfo: Some(cluster.conninfo(BENCH_DB)),
         data_dir: Some(cluster.run_dir.join("data")),
+        postgres: cluster.backend.description.clone(),
+        settings: settings(&options).await?,
+        data_on: Some(data_on),
         options,
-        facts,
         pgbench,
         _owner: Box::new(cluster),
     })
@@ -128,20 +114,13 @@ async fn harness_server(schema: Schema) -> Result<Server, BenchError> {
     let backend = harness::backend().map_err(|e| BenchError::NoServer(e.to_string()))?;
     let db = TestDb::create(schema).await;
     let options = db.options().clone();
-    let how = match backend.choice {
-        BackendChoice::Url => "from DATABASE_URL",
-        BackendChoice::Container => "a container",
-        BackendChoice::Local => "local binaries",
-    };
-    let facts = format!(
-        "{}; {}; its data directory is on the server's machine, out of the bench's sight",
-        backend.description,
-        settings(&options).await?
-    );
     Ok(Server {
-        setup: format!("as configured ({how})"),
+        setup: "configured",
+        postgres: backend.description.clone(),
+        settings: settings(&options).await?,
+        // On the server's machine, out of the bench's sight.
+        data_on: None,
         options,
-        facts,
         conninfo: None,
         pgbench: None,
         data_dir: None,

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::l10n::Localiser;
 use crate::supervise::{Line, read_lines};
+use crate::t;
 
 /// What to build.
 #[derive(Debug, Clone, Copy)]
@@ -126,6 +128,28 @@ pub struct Cargo {
     pub color: bool,
 }
 
+/// What cargo is doing while it builds, for a spinner to tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStatus<'a> {
+    /// Compiling crate `name`, the `so_far`-th of this build.
+    Compiling { name: &'a str, so_far: usize },
+    /// Another cargo holds the build directory's lock.
+    WaitingForLock,
+}
+
+impl BuildStatus<'_> {
+    pub fn said(self, l: &Localiser) -> String {
+        match self {
+            // A first build compiles a few hundred crates: say so, so that two
+            // minutes of it do not look like a hang.
+            Self::Compiling { name, so_far } => {
+                t!(l, "build-compiling", name = name, count = so_far)
+            }
+            Self::WaitingForLock => t!(l, "build-waiting-for-lock"),
+        }
+    }
+}
+
 impl Cargo {
     pub fn new(root: &Path, color: bool) -> Self {
         Self {
@@ -160,7 +184,7 @@ impl Cargo {
     pub fn build(
         &self,
         targets: Targets<'_>,
-        status: &mut dyn FnMut(&str),
+        status: &mut dyn FnMut(BuildStatus<'_>),
     ) -> Result<Build, Error> {
         let started = Instant::now();
         let format = if self.color {
@@ -200,14 +224,12 @@ impl Cargo {
                     if let Some(rest) = t.strip_prefix("Compiling ") {
                         let name = rest.split_whitespace().next().unwrap_or(rest);
                         compiled += 1;
-                        // A first build compiles a few hundred crates: say so, so that
-                        // two minutes of it do not look like a hang.
-                        status(&format!(
-                            "compiling {name} ({compiled} crates so far; a first build \
-                             compiles a few hundred, once)"
-                        ));
+                        status(BuildStatus::Compiling {
+                            name,
+                            so_far: compiled,
+                        });
                     } else if t.starts_with("Blocking waiting for file lock") {
-                        status("waiting for another cargo to finish (build directory lock)");
+                        status(BuildStatus::WaitingForLock);
                     }
                     build.stderr.push_str(&text);
                     build.stderr.push('\n');

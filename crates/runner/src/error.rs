@@ -3,6 +3,9 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::l10n::Localiser;
+use crate::t;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot read {}: {source}", path.display())]
@@ -78,4 +81,89 @@ pub enum Error {
 
     #[error("cannot start a tokio runtime: {0}")]
     Runtime(io::Error),
+
+    #[error("{} is not a valid translation of the stages file: {source}", path.display())]
+    TwinToml {
+        path: PathBuf,
+        source: toml::de::Error,
+    },
+
+    #[error("{0}")]
+    Lang(#[from] crate::l10n::UnknownLang),
+}
+
+impl Error {
+    /// The error as the learner reads it, in their language. The causes that
+    /// come from elsewhere (the OS, TOML, a program's output) are quoted as they
+    /// came.
+    pub fn said(&self, l: &Localiser) -> String {
+        let path = |p: &PathBuf| p.display().to_string();
+        match self {
+            Self::Read { path: p, source } => {
+                t!(l, "error-read", path = path(p), source = source.to_string())
+            }
+            Self::Write { path: p, source } => {
+                t!(
+                    l,
+                    "error-write",
+                    path = path(p),
+                    source = source.to_string()
+                )
+            }
+            Self::StagesToml { path: p, source } => t!(
+                l,
+                "error-stages-toml",
+                path = path(p),
+                source = source.to_string()
+            ),
+            Self::StateUnreadable { path: p, why } => {
+                t!(l, "error-state-unreadable", path = path(p), why = why)
+            }
+            Self::NoRoot(p) => t!(l, "error-no-root", path = path(p)),
+            Self::NoStage { number, available } => {
+                t!(l, "error-no-stage", number = *number, available = available)
+            }
+            Self::Spawn { program, source } => t!(
+                l,
+                "error-spawn",
+                program = program,
+                source = source.to_string()
+            ),
+            Self::Command { command, detail } => {
+                t!(l, "error-command", command = command, detail = detail)
+            }
+            Self::Prompt(e) => t!(l, "error-prompt", source = e.to_string()),
+            Self::Interrupted => t!(l, "error-interrupted"),
+            Self::NeedsConfirmation { what } => t!(l, "error-needs-confirmation", what = what),
+            Self::WorkspaceDoesNotBuild { first_error_in } => match first_error_in {
+                Some(package) => t!(l, "error-workspace-does-not-build-in", package = package),
+                None => t!(l, "error-workspace-does-not-build"),
+            },
+            Self::NoExecutable { package, target } => {
+                t!(l, "error-no-executable", package = package, target = target)
+            }
+            Self::ReviewToml { path: p, source } => t!(
+                l,
+                "error-review-toml",
+                path = path(p),
+                source = source.to_string()
+            ),
+            Self::NoRoute { name, available } => {
+                t!(l, "error-no-route", name = name, available = available)
+            }
+            Self::Probe(why) => t!(l, "error-probe", why = why),
+            Self::NoApi { number, served } => {
+                t!(l, "error-no-api", number = *number, served = served)
+            }
+            Self::Runtime(e) => t!(l, "error-runtime", source = e.to_string()),
+            Self::TwinToml { path: p, source } => t!(
+                l,
+                "error-twin-toml",
+                path = path(p),
+                source = source.to_string()
+            ),
+            // Chosen before any catalogue: always English.
+            Self::Lang(e) => e.to_string(),
+        }
+    }
 }

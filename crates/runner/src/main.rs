@@ -7,6 +7,7 @@ mod commands;
 mod environment;
 mod error;
 mod judgement;
+mod l10n;
 mod libtest;
 mod observations;
 mod render;
@@ -15,6 +16,7 @@ mod run;
 mod stages;
 mod state;
 mod supervise;
+mod twins;
 mod ui;
 mod workbook;
 
@@ -45,6 +47,10 @@ struct Cli {
     /// Where answers, hints and progress are kept [default: ROOT/.workbook].
     #[arg(long, global = true, env = "WORKBOOK_STATE", value_name = "DIR")]
     state: Option<PathBuf>,
+    /// The language to speak: en or pt-BR [default: WORKBOOK_LANG, then the
+    /// locale (LC_ALL, LC_MESSAGES, LANG), then en].
+    #[arg(long, global = true, value_name = "LANG")]
+    lang: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -149,6 +155,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let l10n = match l10n::Lang::from_environment(cli.lang.as_deref()) {
+        Ok((lang, _)) => l10n::Localiser::new(lang),
+        Err(unknown) => {
+            eprintln!("{} {unknown}", ui::bad("error:"));
+            return ExitCode::from(2);
+        }
+    };
     // A prompt hides the cursor; Ctrl-C (which the prompt turns into SIGINT) must
     // not leave the terminal without one. The children (cargo, the tests) get the
     // same SIGINT from the terminal and stop; the harness's servers clean up after
@@ -159,7 +172,7 @@ fn main() -> ExitCode {
         eprintln!();
         std::process::exit(130);
     });
-    match run(cli) {
+    match run(cli, &l10n) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(Error::Interrupted) => {
@@ -167,22 +180,25 @@ fn main() -> ExitCode {
             ExitCode::from(130)
         }
         Err(e) => {
-            eprintln!("{} {e}", ui::bad("error:"));
+            eprintln!("{} {}", ui::bad(&t!(l10n, "error-label")), e.said(&l10n));
             ExitCode::from(2)
         }
     }
 }
 
-fn run(cli: Cli) -> Result<bool, Error> {
+fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
     // The probe needs no workbook: it can be run against any server, from anywhere.
     if let Command::Probe(args) = &cli.command {
         return commands::probe::run(args);
     }
-    let wb = Workbook::open(&Locations {
-        root: cli.root,
-        stages: cli.stages,
-        state: cli.state,
-    })?;
+    let wb = Workbook::open(
+        &Locations {
+            root: cli.root,
+            stages: cli.stages,
+            state: cli.state,
+        },
+        l10n.clone(),
+    )?;
     match cli.command {
         Command::Stage {
             number,
@@ -192,9 +208,9 @@ fn run(cli: Cli) -> Result<bool, Error> {
             let quiet_reason = if no_predict {
                 Some("--no-predict".to_owned())
             } else if environment::in_ci() {
-                Some("CI is set".to_owned())
+                Some(t!(l10n, "quiet-ci"))
             } else if !environment::can_ask() {
-                Some("no terminal to answer them".to_owned())
+                Some(t!(l10n, "quiet-no-terminal"))
             } else {
                 None
             };
@@ -214,7 +230,7 @@ fn run(cli: Cli) -> Result<bool, Error> {
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),
-        Command::DbStop => commands::doctor::db_stop(),
+        Command::DbStop => commands::doctor::db_stop(l10n),
         Command::Review {
             route,
             again,

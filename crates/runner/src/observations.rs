@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::l10n::Localiser;
+
 #[derive(Debug, Clone, Default)]
 pub struct Observations {
     pub lines: Vec<Map<String, Value>>,
@@ -142,7 +144,7 @@ fn has_parent(obj: &Map<String, Value>, path: &str) -> bool {
 }
 
 /// One recorded line as the learner reads it: "payments created: 1 · replies: 20 × 201".
-pub fn describe(line: &Map<String, Value>) -> String {
+pub fn describe(l: &Localiser, line: &Map<String, Value>) -> String {
     // An `Outcome`'s fields in the order of the harness's results table, then the rest.
     const FIRST: [&str; 4] = ["requests", "payments", "replies", "distinct_bodies"];
     let rank = |k: &str| FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len());
@@ -153,16 +155,16 @@ pub fn describe(line: &Map<String, Value>) -> String {
     fields.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
     fields
         .into_iter()
-        .map(|(k, v)| format!("{}: {}", field_name(k), field_value(v)))
+        .map(|(k, v)| format!("{}: {}", field_name(l, k), field_value(v)))
         .collect::<Vec<_>>()
         .join(" · ")
 }
 
-fn field_name(key: &str) -> String {
-    match key {
-        "payments" => "payments created".to_owned(),
-        other => other.replace('_', " "),
-    }
+/// A recorded field as the learner reads it: the catalogue's `field-KEY`, or
+/// the key itself, its underscores as spaces.
+fn field_name(l: &Localiser, key: &str) -> String {
+    l.try_say(&format!("field-{key}"))
+        .unwrap_or_else(|| key.replace('_', " "))
 }
 
 fn field_value(v: &Value) -> String {
@@ -273,7 +275,7 @@ not json
         let scenarios = o.scenarios();
         assert_eq!(scenarios.len(), 2);
         assert_eq!(
-            describe(scenarios[0].1[1]),
+            describe(&Localiser::english(), scenarios[0].1[1]),
             "requests: 20 · payments created: 3 · replies: 17 × error: unique violation (23505), 3 × 201 · distinct bodies: 3"
         );
     }

@@ -6,19 +6,21 @@ use std::time::Duration;
 
 use crate::environment::command;
 use crate::judgement::{Judgement, Seen};
+use crate::l10n::Localiser;
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
 use crate::state::{Answer, Progress};
+use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
 
 /// A judgement as the learner reads it ("✔ right"); "" when nothing was asked.
-pub fn judgement(j: Judgement) -> String {
+pub fn judgement(l: &Localiser, j: Judgement) -> String {
     match j {
-        Judgement::Right => format!("{} right", ui::PASS),
-        Judgement::Wrong => format!("{} wrong", ui::FAIL),
-        Judgement::NotYet => "not yet".to_owned(),
+        Judgement::Right => format!("{} {}", ui::PASS, t!(l, "judgement-right")),
+        Judgement::Wrong => format!("{} {}", ui::FAIL, t!(l, "judgement-wrong")),
+        Judgement::NotYet => t!(l, "judgement-not-yet"),
         Judgement::NotAsked => String::new(),
     }
 }
@@ -34,51 +36,67 @@ pub fn mark(ok: bool) -> String {
 
 /// "Stage 3 of 12 · title", the goal, and the files to edit.
 pub fn stage_header(wb: &Workbook, stage: &Stage) {
+    println!("{}", stage_header_text(wb, stage));
+}
+
+/// The header's text: a title line (bold, cyan), the goal, the files to edit.
+pub fn stage_header_text(wb: &Workbook, stage: &Stage) -> String {
+    let l = &wb.l10n;
     let of = wb.stages.last().map(|s| s.number).unwrap_or(stage.number);
-    println!(
-        "{}",
-        console::style(format!("Stage {} of {of} · {}", stage.number, stage.title))
-            .bold()
-            .cyan()
-    );
+    let mut lines = vec![
+        console::style(t!(
+            l,
+            "stage-title",
+            number = stage.number,
+            of = of,
+            title = &stage.title
+        ))
+        .bold()
+        .cyan()
+        .to_string(),
+    ];
     if !stage.goal.trim().is_empty() {
-        println!("{}", ui::wrap(&stage.goal_text(), 2));
+        lines.push(ui::wrap(&stage.goal_text(), 2));
     }
     if !stage.edit.is_empty() {
-        println!(
-            "{}",
-            ui::wrap(&format!("You edit: {}", stage.edit.join(", ")), 2)
-        );
+        lines.push(ui::wrap(
+            &t!(l, "stage-you-edit", files = stage.edit.join(", ")),
+            2,
+        ));
     }
+    lines.join("\n")
 }
 
 /// What the stage's goal kept back, once every prediction is judged.
-pub fn outcome(stage: &Stage) {
+pub fn outcome(l: &Localiser, stage: &Stage) {
     let text = stage.outcome_text();
     if text.is_empty() {
         return;
     }
-    ui::heading("What happened, and why");
+    ui::heading(&t!(l, "outcome-heading"));
     println!("{}", ui::wrap(&text, 2));
 }
 
 /// The compiler's errors (the first three), and what to do next.
-pub fn build_failure(stage: &Stage, run: &PackageRun, watching: bool) {
+pub fn build_failure(l: &Localiser, stage: &Stage, run: &PackageRun, watching: bool) {
     let errors = &run.build.errors;
     match &run.state {
         RunState::CompileError => {
             println!();
+            let first_three = if errors.len() > 3 {
+                format!(" {}", t!(l, "compile-first-three"))
+            } else {
+                String::new()
+            };
             println!(
-                "{} {} does not compile yet ({} error{}).{}",
+                "{} {}{first_three}",
                 ui::bad(ui::FAIL),
-                stage.exercise,
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" },
-                if errors.len() > 3 {
-                    " The first three:"
-                } else {
-                    ""
-                }
+                t!(
+                    l,
+                    "compile-errors",
+                    package = &stage.exercise,
+                    count = errors.len()
+                ),
             );
             for error in errors.iter().take(3) {
                 let lines: Vec<&str> = error.rendered.lines().collect();
@@ -86,23 +104,28 @@ pub fn build_failure(stage: &Stage, run: &PackageRun, watching: bool) {
                     println!("{line}");
                 }
                 if lines.len() > 30 {
-                    ui::note(&format!("  … ({} more lines)", lines.len() - 30));
+                    ui::note(&format!(
+                        "  {}",
+                        t!(l, "more-lines", count = lines.len() - 30)
+                    ));
                 }
                 println!();
             }
             let n = stage.number;
             let again = if watching {
-                "the next save reruns the tests".to_owned()
+                t!(l, "compile-again-watching")
             } else {
-                format!("then run {} again", command(&format!("stage {n}")))
+                t!(l, "compile-again", command = command(&format!("stage {n}")))
             };
             println!(
                 "{}",
                 ui::wrap(
-                    &format!(
-                        "Fix what the compiler says: {again}. Its whole output: `{}`. Stuck? {}.",
-                        run.command,
-                        command(&format!("hint {n}"))
+                    &t!(
+                        l,
+                        "compile-fix",
+                        again = again,
+                        output = format!("`{}`", run.command),
+                        hint = command(&format!("hint {n}"))
                     ),
                     0
                 )
@@ -110,7 +133,11 @@ pub fn build_failure(stage: &Stage, run: &PackageRun, watching: bool) {
         }
         RunState::NotBuilt(why) => {
             println!();
-            println!("{} `{}` failed:", ui::bad(ui::FAIL), run.command);
+            println!(
+                "{} {}",
+                ui::bad(ui::FAIL),
+                t!(l, "command-failed", command = format!("`{}`", run.command))
+            );
             println!("{why}");
         }
         _ => {}
@@ -126,19 +153,27 @@ pub fn harness_notes(observations: &Observations) {
 
 /// The recorded scenarios, each named by the question it answers (its id only
 /// when no question reads it).
-pub fn observations(stage: &Stage, observations: &Observations) {
+pub fn observations(l: &Localiser, stage: &Stage, observations: &Observations) {
     let scenarios = observations.scenarios();
     if scenarios.is_empty() {
         return;
     }
-    ui::heading("What happened (recorded by the tests)");
-    let mut table = ui::table(["what was measured", "what the tests saw"]);
+    ui::heading(&t!(l, "observations-heading"));
+    let mut table = ui::table([t!(l, "observations-measured"), t!(l, "observations-seen")]);
     for (name, lines) in scenarios {
-        let seen: Vec<String> = lines.iter().map(|l| observations::describe(l)).collect();
+        let seen: Vec<String> = lines
+            .iter()
+            .map(|line| observations::describe(l, line))
+            .collect();
         let mut unique = seen.clone();
         unique.dedup();
         let text = if unique.len() == 1 && seen.len() > 1 {
-            format!("{} (in all {} runs)", unique[0], seen.len())
+            t!(
+                l,
+                "observations-in-all-runs",
+                seen = &unique[0],
+                count = seen.len()
+            )
         } else {
             seen.join("\n")
         };
@@ -175,43 +210,53 @@ pub struct Judged<'a> {
 }
 
 /// What happened for one prediction, in words.
-pub fn happened(p: &Prediction, seen: &Seen) -> String {
+pub fn happened(l: &Localiser, p: &Prediction, seen: &Seen) -> String {
     let shown = seen.shown();
     match &seen.observed {
         Observed::Nothing if seen.without_metric => {
-            format!("not recorded: its test recorded no `{}`", p.metric)
+            t!(l, "happened-no-metric", metric = format!("`{}`", p.metric))
         }
-        Observed::Nothing => "not recorded: its test did not get that far".to_owned(),
-        Observed::Choice(i) if p.choices[*i].label == shown => shown,
-        Observed::Choice(i) => format!("{shown} → {}", p.choices[*i].label),
-        Observed::NoChoice => format!("{shown} → none of the choices"),
+        Observed::Nothing => t!(l, "happened-not-recorded"),
+        Observed::Choice(i) if p.choices[*i].shown == shown => shown,
+        Observed::Choice(i) => format!("{shown} → {}", p.choices[*i].shown),
+        Observed::NoChoice => format!("{shown} → {}", t!(l, "happened-no-choice")),
     }
 }
 
 /// The predictions table: the recorded ones in rows, the rest in one line.
-pub fn predictions(judged: &[Judged<'_>]) {
+pub fn predictions(l: &Localiser, judged: &[Judged<'_>]) {
     if judged.is_empty() {
         return;
     }
-    ui::heading("Your predictions");
+    ui::heading(&t!(l, "predictions-heading"));
     let (recorded, unrecorded): (Vec<&Judged<'_>>, Vec<&Judged<'_>>) = judged
         .iter()
         .partition(|j| j.seen.observed != Observed::Nothing);
     if !recorded.is_empty() {
-        let mut table = ui::table(["question", "you said", "what happened", ""]);
+        let mut table = ui::table([
+            t!(l, "column-question"),
+            t!(l, "column-you-said"),
+            t!(l, "column-what-happened"),
+            String::new(),
+        ]);
         for j in &recorded {
             let said = match j.answer {
-                None => "(not asked)".to_owned(),
-                Some(a) => match &a.why {
-                    Some(why) => format!("{}\nbecause: {why}", a.answer),
-                    None => a.answer.clone(),
-                },
+                None => t!(l, "predictions-not-asked"),
+                Some(a) => {
+                    let answer = j.prediction.shown_answer(&a.answer);
+                    match &a.why {
+                        Some(why) => {
+                            format!("{answer}\n{}", t!(l, "predictions-because", why = why))
+                        }
+                        None => answer.to_owned(),
+                    }
+                }
             };
             table.add_row([
                 j.prediction.question.clone(),
                 said,
-                happened(j.prediction, &j.seen),
-                judgement(j.judgement),
+                happened(l, j.prediction, &j.seen),
+                judgement(l, j.judgement),
             ]);
         }
         ui::print_table(table);
@@ -225,22 +270,14 @@ pub fn predictions(judged: &[Judged<'_>]) {
             .map(|(i, _)| (i + 1).to_string())
             .collect();
         let line = match (unrecorded.len() == judged.len(), numbers.as_slice()) {
-            (true, _) => format!(
-                "None of the {} predictions was recorded yet: their tests did not get that far.",
-                judged.len()
-            ),
-            (false, [one]) => {
-                format!("Prediction {one} was not recorded: its test did not get that far.")
-            }
-            (false, many) => format!(
-                "Predictions {} were not recorded: their tests did not get that far.",
-                many.join(", ")
-            ),
+            (true, _) => t!(l, "predictions-none-recorded", count = judged.len()),
+            (false, [one]) => t!(l, "predictions-one-not-recorded", number = one),
+            (false, many) => t!(l, "predictions-not-recorded", numbers = many.join(", ")),
         };
         let kept = if asked > 0 {
-            " Yours are judged once they do."
+            format!(" {}", t!(l, "predictions-judged-later"))
         } else {
-            ""
+            String::new()
         };
         ui::note(&ui::wrap(&format!("{line}{kept}"), 2));
     }
@@ -251,48 +288,45 @@ pub fn predictions(judged: &[Judged<'_>]) {
             .filter(|j| j.judgement == Judgement::Right)
             .count();
         ui::note(&format!(
-            "  {right} of {} prediction{} right, judged by what this run really did.",
-            scored.len(),
-            if scored.len() == 1 { "" } else { "s" }
+            "  {}",
+            t!(l, "predictions-score", right = right, count = scored.len())
         ));
     }
 }
 
 /// The tests, grouped by how they ended and what they said.
-pub fn tests(run: &PackageRun) {
+pub fn tests(l: &Localiser, run: &PackageRun) {
     if run.tests.is_empty() {
         return;
     }
-    ui::heading("Tests");
+    ui::heading(&t!(l, "tests-heading"));
     for (i, group) in groups(run).into_iter().enumerate() {
         if i > 0 {
             println!();
         }
         let count = group.tests.len();
-        let tests = if count == 1 { "test" } else { "tests" };
         let mark = match group.status {
             TestStatus::Passed => ui::good(ui::PASS),
             TestStatus::Failed | TestStatus::Unfinished => ui::bad(ui::FAIL),
             TestStatus::Ignored | TestStatus::NotRun => ui::warn(ui::SKIP),
         };
-        let one = count == 1;
         let mut text = match group.status {
-            TestStatus::Passed if one => "1 test passes".to_owned(),
-            TestStatus::Passed => format!("{count} tests pass"),
-            TestStatus::Ignored => format!("{count} {tests} ignored"),
-            TestStatus::NotRun => {
-                format!("{count} {tests} not run: the test process ended before them")
-            }
-            TestStatus::Unfinished => {
-                format!("{count} {tests} still running when the run was stopped")
-            }
+            TestStatus::Passed => t!(l, "tests-pass", count = count),
+            TestStatus::Ignored => t!(l, "tests-ignored", count = count),
+            TestStatus::NotRun => t!(l, "tests-not-run", count = count),
+            TestStatus::Unfinished => t!(l, "tests-unfinished", count = count),
             TestStatus::Failed if group.message.is_empty() => {
-                format!("{count} {tests} failed without a message")
+                t!(l, "tests-failed-silently", count = count)
             }
-            TestStatus::Failed => format!("{count} {tests}: {}", limit_lines(&group.message, 20)),
+            TestStatus::Failed => t!(
+                l,
+                "tests-failed",
+                count = count,
+                message = limit_lines(l, &group.message, 20)
+            ),
         };
         if let Some(at) = &group.location {
-            text.push_str(&format!("\n(at {at})"));
+            text.push_str(&format!("\n{}", t!(l, "tests-at", location = at)));
         }
         println!("{mark} {}", ui::wrap_lines(&text, 2).trim_start());
         println!("{}", ui::wrap_list(&names(&group.tests), 4));
@@ -304,8 +338,8 @@ pub fn tests(run: &PackageRun) {
         .find(|(_, p)| !p.trim().is_empty())
     {
         println!();
-        ui::note(&format!("What {name} printed:"));
-        println!("{}", limit_lines(printed, 40));
+        ui::note(&t!(l, "tests-printed", name = name));
+        println!("{}", limit_lines(l, printed, 40));
     }
 }
 
@@ -385,35 +419,40 @@ fn names(tests: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn limit_lines(text: &str, max: usize) -> String {
+fn limit_lines(l: &Localiser, text: &str, max: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() <= max {
         return text.to_owned();
     }
     format!(
-        "{}\n… ({} more lines)",
+        "{}\n{}",
         lines[..max].join("\n"),
-        lines.len() - max
+        t!(l, "more-lines", count = lines.len() - max)
     )
 }
 
 /// The closing verdict of a stage run, the cause the harness reported (only one
 /// the run shows), and the next step.
-pub fn verdict(stage: &Stage, run: &PackageRun, elapsed: Duration, watching: bool) {
+pub fn verdict(l: &Localiser, stage: &Stage, run: &PackageRun, elapsed: Duration, watching: bool) {
     let n = stage.number;
     let total = run.tests.len();
     let failed = run.count(TestStatus::Failed);
     let passed = run.count(TestStatus::Passed);
-    let times = format!(
-        "(build {:.1} s, tests {:.1} s, {:.1} s in all)",
-        run.build.elapsed.as_secs_f64(),
-        run.run_time.as_secs_f64(),
-        elapsed.as_secs_f64()
+    let times = t!(
+        l,
+        "verdict-times",
+        build = l.decimal(run.build.elapsed.as_secs_f64(), 1),
+        tests = l.decimal(run.run_time.as_secs_f64(), 1),
+        all = l.decimal(elapsed.as_secs_f64(), 1)
     );
     let hint = command(&format!("hint {n}"));
     println!();
     match &run.state {
-        RunState::Passed => println!("{} All {total} tests pass {times}.", ui::good(ui::PASS)),
+        RunState::Passed => println!(
+            "{} {}",
+            ui::good(ui::PASS),
+            t!(l, "verdict-all-pass", count = total, times = &times)
+        ),
         RunState::TimedOut(bound) => {
             let unfinished: Vec<&str> = run
                 .tests
@@ -422,34 +461,40 @@ pub fn verdict(stage: &Stage, run: &PackageRun, elapsed: Duration, watching: boo
                 .map(|t| t.name.as_str())
                 .collect();
             println!(
-                "{} The tests did not finish within {} s, so they were stopped: that is a hang.",
+                "{} {}",
                 ui::bad(ui::FAIL),
-                bound.as_secs()
+                t!(l, "verdict-hang", seconds = bound.as_secs())
             );
             if !unfinished.is_empty() {
-                println!("  Still running: {}", unfinished.join(", "));
+                println!(
+                    "  {}",
+                    t!(l, "verdict-still-running", tests = unfinished.join(", "))
+                );
             }
-            println!(
-                "{}",
-                ui::wrap(
-                    &format!(
-                        "Something waits forever: a lock that is never released, or a pool \
-                         whose connections are all held by requests that wait for one more. \
-                         {hint} helps."
-                    ),
-                    2
-                )
-            );
+            println!("{}", ui::wrap(&t!(l, "verdict-hang-why", hint = &hint), 2));
         }
         RunState::Crashed(why) => println!("{} {why}", ui::bad(ui::FAIL)),
-        RunState::NoTests => println!("{} `{}` ran no test.", ui::bad(ui::FAIL), run.command),
+        RunState::NoTests => println!(
+            "{} {}",
+            ui::bad(ui::FAIL),
+            t!(l, "verdict-no-test", command = format!("`{}`", run.command))
+        ),
         _ => println!(
-            "{} {failed} of {total} tests fail, {passed} pass {times}.",
-            ui::bad(ui::FAIL)
+            "{} {}",
+            ui::bad(ui::FAIL),
+            t!(
+                l,
+                "verdict-some-fail",
+                failed = failed,
+                count = total,
+                passed = passed,
+                times = &times
+            )
         ),
     }
     if run.state != RunState::Passed {
-        for (label, text) in causes(&run.observations, &hint) {
+        for (label, text) in causes(l, &run.observations, &hint) {
+            let label = label.as_str();
             let wrapped = ui::wrap(&format!("{label} {text}"), 0);
             let rest = wrapped.strip_prefix(label).unwrap_or(&wrapped);
             println!("{}{rest}", ui::warn(label));
@@ -460,12 +505,15 @@ pub fn verdict(stage: &Stage, run: &PackageRun, elapsed: Duration, watching: boo
             stage.edit.join(", ")
         };
         let next = if watching {
-            format!("Edit {edit}: the next save reruns the tests. Stuck? {hint}.")
+            t!(l, "verdict-next-watching", edit = &edit, hint = &hint)
         } else {
-            format!(
-                "Edit {edit}, then run {} again (or {} to rerun on every save). Stuck? {hint}.",
-                command(&format!("stage {n}")),
-                command(&format!("watch {n}"))
+            t!(
+                l,
+                "verdict-next",
+                edit = &edit,
+                stage = command(&format!("stage {n}")),
+                watch = command(&format!("watch {n}")),
+                hint = &hint
             )
         };
         println!("{}", ui::wrap(&next, 0));
@@ -474,7 +522,7 @@ pub fn verdict(stage: &Stage, run: &PackageRun, elapsed: Duration, watching: boo
 
 /// The causes the harness reported, each with a label ("deadlock?"): only what
 /// the run shows is named.
-fn causes(observations: &Observations, hint: &str) -> Vec<(&'static str, String)> {
+fn causes(l: &Localiser, observations: &Observations, hint: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let state = observations.conditions.iter().find_map(|c| match c {
         Condition::PoolState { state } => Some(state.as_str()),
@@ -490,44 +538,45 @@ fn causes(observations: &Observations, hint: &str) -> Vec<(&'static str, String)
         .sum();
     if timed_out > 0 {
         let seen = match state {
-            Some(state) => format!(" While they waited: {state}."),
+            Some(state) => format!(" {}", t!(l, "cause-pool-state", state = state)),
             None => String::new(),
         };
         out.push((
-            "deadlock?",
-            format!(
-                "{timed_out} call{} waited for a pool connection until {} gave up.{seen} If every \
-                 connection of the pool is held by a request that waits for another one, nothing \
-                 can move. {hint}.",
-                if timed_out == 1 { "" } else { "s" },
-                if timed_out == 1 { "it" } else { "they" },
+            t!(l, "cause-deadlock-label"),
+            t!(
+                l,
+                "cause-deadlock",
+                count = timed_out,
+                seen = seen,
+                hint = hint
             ),
         ));
     }
     for c in &observations.conditions {
         match c {
             Condition::BoundExceeded { what, seconds } => out.push((
-                "stuck?",
-                format!(
-                    "{what} did not finish within {seconds:.1} s: something waited forever (a \
-                     lock never released, or a pool with no free connection). {hint}."
+                t!(l, "cause-stuck-label"),
+                t!(
+                    l,
+                    "cause-stuck",
+                    what = format!("`{what}`"),
+                    seconds = l.decimal(*seconds, 1),
+                    hint = hint
                 ),
             )),
             Condition::ConnectionsNotOpened { connections, error } => out.push((
-                "not your code:",
-                format!(
-                    "the harness could not open its {connections} connections before the test \
-                     began ({error}): the server was slow to accept them. Run the stage again; \
-                     {} shows which server the tests use.",
-                    command("doctor")
+                t!(l, "cause-not-your-code-label"),
+                t!(
+                    l,
+                    "cause-connections-not-opened",
+                    count = *connections,
+                    error = error,
+                    doctor = command("doctor")
                 ),
             )),
             Condition::NoServer => out.push((
-                "no server:",
-                format!(
-                    "the tests found no PostgreSQL server; {} says what is missing and the fix.",
-                    command("doctor")
-                ),
+                t!(l, "cause-no-server-label"),
+                t!(l, "cause-no-server", doctor = command("doctor")),
             )),
             _ => {}
         }
@@ -537,18 +586,33 @@ fn causes(observations: &Observations, hint: &str) -> Vec<(&'static str, String)
 
 /// "Stage N is done" and where to go next.
 pub fn next(wb: &Workbook, stage: &Stage, done: &dyn Fn(u32) -> bool, watching: bool) {
-    println!("{} Stage {} is done.", ui::good(ui::PASS), stage.number);
+    let l = &wb.l10n;
+    println!(
+        "{} {}",
+        ui::good(ui::PASS),
+        t!(l, "stage-done", number = stage.number)
+    );
     match wb.next_stage(stage.number) {
         Some(next) => {
             let how = if watching {
-                "press n".to_owned()
+                t!(l, "next-press-n")
             } else {
-                format!("run {}", command(&format!("stage {}", next.number)))
+                t!(
+                    l,
+                    "next-run",
+                    command = command(&format!("stage {}", next.number))
+                )
             };
             println!(
                 "{}",
                 ui::wrap(
-                    &format!("Next: stage {} · {}: {how}.", next.number, next.title),
+                    &t!(
+                        l,
+                        "next-stage",
+                        number = next.number,
+                        title = &next.title,
+                        how = how
+                    ),
                     0
                 )
             );
@@ -561,12 +625,9 @@ pub fn next(wb: &Workbook, stage: &Stage, done: &dyn Fn(u32) -> bool, watching: 
                 .map(|s| s.number.to_string())
                 .collect();
             if open.is_empty() {
-                println!("That was the last stage, and every stage is done. Well done!");
+                println!("{}", t!(l, "last-stage-all-done"));
             } else {
-                println!(
-                    "That was the last stage; still open: stage {}.",
-                    open.join(", ")
-                );
+                println!("{}", t!(l, "last-stage-open", stages = open.join(", ")));
             }
         }
     }
@@ -587,15 +648,19 @@ pub fn progress_bar(wb: &Workbook, progress: &Progress) -> String {
         .flat_map(|p| p.predictions.values().map(|r| r.right))
         .collect();
     let right = judged.iter().filter(|r| **r).count();
-    format!(
-        "Progress {cells} {finished} of {} stages done · {right} of {} predictions right",
-        wb.stages.len(),
-        judged.len()
+    t!(
+        wb.l10n,
+        "progress-bar",
+        cells = cells,
+        done = finished,
+        stages = wb.stages.len(),
+        right = right,
+        predictions = judged.len()
     )
 }
 
 /// How a run ended, in one line: what `verify` and `flaky` report.
-pub fn run_outcome(run: &PackageRun) -> String {
+pub fn run_outcome(l: &Localiser, run: &PackageRun) -> String {
     match &run.state {
         RunState::CompileError => {
             let packages: Vec<&str> = run
@@ -610,54 +675,67 @@ pub fn run_outcome(run: &PackageRun) -> String {
                 .first()
                 .and_then(|e| e.rendered.lines().next())
                 .unwrap_or("");
-            format!("does not compile ({}): {first}", packages.join(", "))
-        }
-        RunState::NotBuilt(why) => format!("was not built: {why}"),
-        RunState::TimedOut(bound) => format!("hangs: still running after {} s", bound.as_secs()),
-        RunState::Crashed(why) => why.clone(),
-        RunState::NoTests => "holds no test".to_owned(),
-        RunState::Passed => "passes every test".to_owned(),
-        RunState::Failed if run.observations.met(|c| matches!(c, Condition::NoServer)) => {
-            format!(
-                "fails because no PostgreSQL server could be had (see {})",
-                command("doctor")
+            t!(
+                l,
+                "outcome-does-not-compile",
+                packages = packages.join(", "),
+                first = first
             )
+        }
+        RunState::NotBuilt(why) => t!(l, "outcome-not-built", why = why),
+        RunState::TimedOut(bound) => t!(l, "outcome-hangs", seconds = bound.as_secs()),
+        RunState::Crashed(why) => why.clone(),
+        RunState::NoTests => t!(l, "outcome-no-test"),
+        RunState::Passed => t!(l, "outcome-passes"),
+        RunState::Failed if run.observations.met(|c| matches!(c, Condition::NoServer)) => {
+            t!(l, "outcome-no-server", doctor = command("doctor"))
         }
         RunState::Failed => {
             let example = run
                 .failed()
                 .next()
-                .map(|t| format!(", e.g. {}: {}", t.name, t.first_line()))
+                .map(|test| {
+                    t!(
+                        l,
+                        "outcome-for-example",
+                        name = &test.name,
+                        line = test.first_line()
+                    )
+                })
                 .unwrap_or_default();
-            format!(
-                "{} of {} tests fail{example}",
-                run.count(TestStatus::Failed),
-                run.tests.len()
+            t!(
+                l,
+                "outcome-some-fail",
+                failed = run.count(TestStatus::Failed),
+                count = run.tests.len(),
+                example = example
             )
         }
     }
 }
 
 /// Why a run that should pass did not: every failing test's first line.
-pub fn why_not_passing(run: &PackageRun) -> String {
+pub fn why_not_passing(l: &Localiser, run: &PackageRun) -> String {
     let failed: Vec<String> = run
         .failed()
         .map(|t| format!("{}: {}", t.name, t.first_line()))
         .collect();
     match &run.state {
-        RunState::Failed if !failed.is_empty() => format!(
-            "{} of {} tests fail: {}",
-            failed.len(),
-            run.tests.len(),
-            failed.join("; ")
+        RunState::Failed if !failed.is_empty() => t!(
+            l,
+            "outcome-failing-tests",
+            failed = failed.len(),
+            count = run.tests.len(),
+            tests = failed.join("; ")
         ),
-        _ => run_outcome(run),
+        _ => run_outcome(l, run),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::names;
+    use crate::judgement::Judgement;
 
     #[test]
     fn the_progress_bar_has_a_cell_per_stage() {
@@ -671,6 +749,7 @@ mod tests {
             stages_file: "stages.toml".into(),
             state_dir: ".workbook".into(),
             stages,
+            l10n: crate::l10n::Localiser::english(),
         };
         let mut progress = Progress::default();
         let result = |right| PredictionResult {
@@ -689,6 +768,36 @@ mod tests {
             super::progress_bar(&wb, &progress),
             "Progress █░░░ 1 of 4 stages done · 1 of 2 predictions right"
         );
+    }
+
+    #[test]
+    fn the_stage_header_speaks_the_learners_language_with_the_stages_twin() {
+        use crate::l10n::{Lang, Localiser};
+        let mut stages = crate::stages::parse(crate::stages::tests::ONE).expect("parses");
+        let twin = crate::twins::parse(
+            "[[stage]]\nnumber = 1\ntitle = \"As tabelas\"\ngoal = \"Crie as duas tabelas.\"\n\
+             hints = [\"Uma dica.\"]\n",
+        )
+        .expect("the twin parses");
+        crate::twins::apply(&mut stages, &twin);
+        stages[0].edit = vec!["exercises/stage1/src/lib.rs".to_owned()];
+        let wb = crate::workbook::Workbook {
+            root: ".".into(),
+            stages_file: "stages.toml".into(),
+            state_dir: ".workbook".into(),
+            stages,
+            l10n: Localiser::new(Lang::BrazilianPortuguese),
+        };
+        let header =
+            console::strip_ansi_codes(&super::stage_header_text(&wb, &wb.stages[0])).into_owned();
+        assert_eq!(
+            header,
+            "Etapa 1 de 1 · As tabelas\n  Crie as duas tabelas.\n  \
+             Você edita: exercises/stage1/src/lib.rs"
+        );
+        let l = &wb.l10n;
+        assert_eq!(super::judgement(l, Judgement::Right), "✔ acertou");
+        assert_eq!(super::judgement(l, Judgement::Wrong), "✘ errou");
     }
 
     #[test]

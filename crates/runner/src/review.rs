@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::l10n::{Lang, Localiser};
 use crate::run::{PackageRun, TestStatus};
+use crate::t;
 
 /// The test target every route package defines (tests/review_routes.rs).
 pub const TEST_TARGET: &str = "review";
@@ -96,12 +98,13 @@ impl Verdict {
         Verdict::NotApplicable,
     ];
 
-    pub fn word(self) -> &'static str {
+    /// The verdict's word as the learner reads it.
+    pub fn said(self, l: &Localiser) -> String {
         match self {
-            Self::Correct => "correct",
-            Self::Incorrect => "incorrect",
-            Self::Absent => "absent",
-            Self::NotApplicable => "not applicable",
+            Self::Correct => t!(l, "verdict-correct"),
+            Self::Incorrect => t!(l, "verdict-incorrect"),
+            Self::Absent => t!(l, "verdict-absent"),
+            Self::NotApplicable => t!(l, "verdict-not-applicable"),
         }
     }
 
@@ -122,6 +125,18 @@ impl Review {
             source,
         })?;
         toml::from_str(&text).map_err(|source| Error::ReviewToml { path, source })
+    }
+
+    /// The checklist in `lang`: the twin's texts (`review/review.pt-BR.toml`)
+    /// where it has them, English where it does not (verify names the gaps).
+    pub fn load_in(root: &Path, lang: Lang) -> Result<Self, Error> {
+        let mut review = Self::load(root)?;
+        if lang != Lang::English
+            && let Some(twin) = ReviewTwin::load(root, lang)?
+        {
+            twin.apply(&mut review);
+        }
+        Ok(review)
     }
 
     pub fn item(&self, id: &str) -> Option<&Item> {
@@ -413,6 +428,193 @@ mod tests {
         assert!(
             review.routes.iter().any(|r| r.broken.len() >= 2),
             "some routes break two items"
+        );
+    }
+}
+
+/// review.toml's learner texts in another language, beside it
+/// (`review/review.pt-BR.toml`): each item's label, question and fix by its
+/// `id`, and each route's faults' explanations (`why`) by route `name` and item.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewTwin {
+    #[serde(rename = "item", default)]
+    pub items: Vec<ItemTwin>,
+    #[serde(rename = "route", default)]
+    pub routes: Vec<RouteTwin>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemTwin {
+    pub id: String,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub question: String,
+    #[serde(default)]
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteTwin {
+    pub name: String,
+    /// The `why` of each broken item, by the item's id.
+    #[serde(default)]
+    pub why: BTreeMap<String, String>,
+}
+
+impl ReviewTwin {
+    pub fn file(root: &Path, lang: Lang) -> PathBuf {
+        root.join("review")
+            .join(format!("review.{}.toml", lang.tag()))
+    }
+
+    /// The twin in `lang`; `None` when there is no such file.
+    pub fn load(root: &Path, lang: Lang) -> Result<Option<Self>, Error> {
+        let path = Self::file(root, lang);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(Error::Read { path, source }),
+        };
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|source| Error::TwinToml { path, source })
+    }
+
+    fn apply(&self, review: &mut Review) {
+        let given = |text: &str| (!text.trim().is_empty()).then(|| text.to_owned());
+        for item in &mut review.items {
+            if let Some(t) = self.items.iter().find(|t| t.id == item.id) {
+                item.label = given(&t.label).unwrap_or_else(|| item.label.clone());
+                item.question = given(&t.question).unwrap_or_else(|| item.question.clone());
+                item.fix = given(&t.fix).unwrap_or_else(|| item.fix.clone());
+            }
+        }
+        for route in &mut review.routes {
+            let Some(t) = self.routes.iter().find(|t| t.name == route.name) else {
+                continue;
+            };
+            for (id, fault) in &mut route.broken {
+                if let Some(why) = t.why.get(id).and_then(|w| given(w)) {
+                    fault.why = why;
+                }
+            }
+        }
+    }
+
+    /// Where the twin (`file`, as shown) does not mirror `review`: one line
+    /// each, naming the file, the item or route, and the field.
+    pub fn problems(&self, review: &Review, file: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for item in &review.items {
+            let Some(t) = self.items.iter().find(|t| t.id == item.id) else {
+                out.push(format!("{file}: item {:?} has no twin", item.id));
+                continue;
+            };
+            for (field, text) in [
+                ("label", &t.label),
+                ("question", &t.question),
+                ("fix", &t.fix),
+            ] {
+                if text.trim().is_empty() {
+                    out.push(format!("{file}: item {:?}: `{field}` is missing", item.id));
+                }
+            }
+        }
+        for t in &self.items {
+            if review.item(&t.id).is_none() {
+                out.push(format!("{file}: item {:?} is not in review.toml", t.id));
+            }
+        }
+        for route in &review.routes {
+            let twin = self.routes.iter().find(|t| t.name == route.name);
+            for id in route.broken.keys() {
+                if twin
+                    .and_then(|t| t.why.get(id))
+                    .is_none_or(|w| w.trim().is_empty())
+                {
+                    out.push(format!(
+                        "{file}: route {}: the `why` of {id:?} is missing",
+                        route.name
+                    ));
+                }
+            }
+            for id in twin
+                .map(|t| t.why.keys().collect::<Vec<_>>())
+                .unwrap_or_default()
+            {
+                if !route.broken.contains_key(id) {
+                    out.push(format!(
+                        "{file}: route {}: {id:?} is not one of its broken items",
+                        route.name
+                    ));
+                }
+            }
+        }
+        for t in &self.routes {
+            if !review.routes.iter().any(|r| r.name == t.name) {
+                out.push(format!("{file}: route {} is not in review.toml", t.name));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod twin_tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    #[test]
+    fn the_workbooks_review_has_a_complete_pt_br_twin() {
+        let review = Review::load(&root()).expect("review.toml loads");
+        let twin = ReviewTwin::load(&root(), Lang::BrazilianPortuguese)
+            .expect("review.pt-BR.toml parses")
+            .expect("review.pt-BR.toml exists");
+        assert_eq!(
+            twin.problems(&review, "review/review.pt-BR.toml"),
+            Vec::<String>::new()
+        );
+        let shown = Review::load_in(&root(), Lang::BrazilianPortuguese).expect("loads");
+        assert_ne!(shown.items[0].question, review.items[0].question);
+    }
+
+    #[test]
+    fn a_missing_review_text_is_named_with_its_item_or_route_and_field() {
+        let review = Review::load(&root()).expect("review.toml loads");
+        let mut twin = ReviewTwin::load(&root(), Lang::BrazilianPortuguese)
+            .expect("parses")
+            .expect("exists");
+        twin.items[0].fix.clear();
+        let first = twin.items[0].id.clone();
+        let route = review
+            .routes
+            .iter()
+            .find(|r| !r.broken.is_empty())
+            .expect("a broken route");
+        let (id, _) = route.broken.iter().next().expect("a fault");
+        if let Some(t) = twin.routes.iter_mut().find(|t| t.name == route.name) {
+            t.why.remove(id);
+        }
+        let problems = twin.problems(&review, "review.pt-BR.toml");
+        assert!(
+            problems.contains(&format!(
+                "review.pt-BR.toml: item {first:?}: `fix` is missing"
+            )),
+            "{problems:?}"
+        );
+        assert!(
+            problems.contains(&format!(
+                "review.pt-BR.toml: route {}: the `why` of {id:?} is missing",
+                route.name
+            )),
+            "{problems:?}"
         );
     }
 }

@@ -9,10 +9,12 @@ use std::time::{Duration, SystemTime};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
+use crate::l10n::Localiser;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::{Condition, Observations};
 use crate::state::State;
 use crate::supervise::{End, RunEnv, TestRun, run_tests};
+use crate::t;
 use crate::ui::Spinner;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,8 +139,15 @@ pub fn build_and_run(
             .map(|exe| EarlyRun::start(exe, env.clone(), bound)),
         _ => None,
     };
-    spinner.phase(&format!("Building: {} --no-run", targets.command()));
-    let build = cargo.build(targets, &mut |status| spinner.detail(status));
+    let phase = t!(
+        spinner.l10n(),
+        "phase-building",
+        command = format!("{} --no-run", targets.command())
+    );
+    spinner.phase(&phase);
+    let build = cargo.build(targets, &mut |status| {
+        spinner.detail(&status.said(spinner.l10n()));
+    });
     let build = match build {
         Ok(build) => build,
         Err(e) => {
@@ -236,7 +245,8 @@ fn run_all(
     what: &str,
     mut early: Option<EarlyRun>,
 ) -> Result<Runs, Error> {
-    spinner.phase(&format!("Running {what}"));
+    let phase = t!(spinner.l10n(), "phase-running", what = what);
+    spinner.phase(&phase);
     let several = executables.len() > 1;
     let mut tests = Vec::new();
     let mut state = RunState::Passed;
@@ -244,7 +254,13 @@ fn run_all(
     for exe in executables {
         let mut progress = |done: usize, total: usize| {
             if total > 0 {
-                spinner.detail(&format!("{done}/{total} tests"));
+                let detail = t!(
+                    spinner.l10n(),
+                    "phase-tests-done",
+                    done = done,
+                    count = total
+                );
+                spinner.detail(&detail);
             }
         };
         let run = match early.take() {
@@ -287,9 +303,9 @@ fn run_all(
         }
         let this = match run.end {
             End::TimedOut(bound) => RunState::TimedOut(bound),
-            End::Cancelled => RunState::Crashed("the test run was stopped".to_owned()),
+            End::Cancelled => RunState::Crashed(t!(spinner.l10n(), "run-stopped")),
             End::Exited(status) if report.summary.is_none() => {
-                RunState::Crashed(crash(status, &run.stderr))
+                RunState::Crashed(crash(spinner.l10n(), status, &run.stderr))
             }
             End::Exited(status) if status.success() => RunState::Passed,
             End::Exited(_) => RunState::Failed,
@@ -414,22 +430,19 @@ fn worse(a: RunState, b: RunState) -> RunState {
     if rank(&b) > rank(&a) { b } else { a }
 }
 
-fn crash(status: std::process::ExitStatus, stderr: &str) -> String {
+fn crash(l: &Localiser, status: std::process::ExitStatus, stderr: &str) -> String {
     use std::os::unix::process::ExitStatusExt;
     let how = match (status.code(), status.signal()) {
-        (_, Some(signal)) => format!("was killed by signal {signal}"),
-        (Some(code), None) => format!("exited with code {code}"),
-        (None, None) => "ended".to_owned(),
+        (_, Some(signal)) => t!(l, "crash-killed", signal = signal.to_string()),
+        (Some(code), None) => t!(l, "crash-exited", code = code.to_string()),
+        (None, None) => t!(l, "crash-ended"),
     };
     let last: Vec<&str> = stderr.lines().rev().take(5).collect();
     let tail: Vec<&str> = last.into_iter().rev().collect();
     if tail.is_empty() {
-        format!("the test process {how} before it reported its results")
+        t!(l, "crash", how = how)
     } else {
-        format!(
-            "the test process {how} before it reported its results; it said:\n{}",
-            tail.join("\n")
-        )
+        format!("{}\n{}", t!(l, "crash-it-said", how = how), tail.join("\n"))
     }
 }
 

@@ -133,7 +133,14 @@ pub struct Prediction {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Choice {
+    /// The choice's identity: what the answer key (`answer`) and the saved
+    /// answers name. Written once, in English, in stages.toml; never shown in
+    /// another language.
     pub label: String,
+    /// The label as the learner reads it: `label`, or its twin in the
+    /// learner's language.
+    #[serde(skip)]
+    pub shown: String,
     #[serde(default)]
     pub equals: Option<toml::Value>,
     #[serde(default)]
@@ -173,6 +180,13 @@ pub fn parse(text: &str) -> Result<Vec<Stage>, StagesError> {
         .map(StageEntry::resolve)
         .collect::<Result<Vec<_>, _>>()?;
     stages.sort_by_key(|s| s.number);
+    for stage in &mut stages {
+        for p in &mut stage.predictions {
+            for c in &mut p.choices {
+                c.shown = c.label.clone();
+            }
+        }
+    }
     Ok(stages)
 }
 
@@ -258,6 +272,12 @@ impl Prediction {
 
     pub fn choice_index(&self, label: &str) -> Option<usize> {
         self.choices.iter().position(|c| c.label == label)
+    }
+
+    /// A saved answer (a choice's identity) as the learner reads it.
+    pub fn shown_answer<'a>(&'a self, label: &'a str) -> &'a str {
+        self.choice_index(label)
+            .map_or(label, |i| self.choices[i].shown.as_str())
     }
 
     /// The choice every figure matches.
@@ -405,6 +425,7 @@ catches = ["a", "b"]
     fn string_figures_match_string_values() {
         let choice = Choice {
             label: "x".into(),
+            shown: "x".into(),
             equals: Some(toml::Value::String("23505".into())),
             min: None,
             max: None,

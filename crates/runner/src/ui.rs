@@ -10,6 +10,7 @@ use dialoguer::theme::ColorfulTheme;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
+use crate::l10n::Localiser;
 
 // What the environment decides lives in `environment.rs`; `api` still asks here.
 pub use crate::environment::stdout_is_terminal;
@@ -29,7 +30,7 @@ pub fn width() -> u16 {
         .clamp(40, 400)
 }
 
-pub fn table<const N: usize>(header: [&str; N]) -> Table {
+pub fn table<T: Into<comfy_table::Cell>, const N: usize>(header: [T; N]) -> Table {
     let mut table = Table::new();
     table
         .load_style(UTF8_FULL_CONDENSED)
@@ -228,11 +229,17 @@ pub fn warn(text: &str) -> String {
 pub struct Spinner {
     bar: Option<ProgressBar>,
     phase: String,
+    l10n: Localiser,
 }
 
 impl Spinner {
-    /// Starts with no phase; `phase` says what is going on.
+    /// Starts with no phase, speaking English; `phase` says what is going on.
     pub fn new() -> Self {
+        Self::speaking(&Localiser::english())
+    }
+
+    /// Starts with no phase; what the run tells on it is in `l10n`'s language.
+    pub fn speaking(l10n: &Localiser) -> Self {
         let bar = Term::stderr().is_term().then(|| {
             let bar = ProgressBar::new_spinner();
             if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed:.dim}") {
@@ -244,7 +251,13 @@ impl Spinner {
         Self {
             bar,
             phase: String::new(),
+            l10n: l10n.clone(),
         }
+    }
+
+    /// The language the run's phases are told in.
+    pub fn l10n(&self) -> &Localiser {
+        &self.l10n
     }
 
     fn phase_line(&self, phase: &str) {

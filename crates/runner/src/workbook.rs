@@ -4,14 +4,20 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::l10n::{Lang, Localiser};
 use crate::stages::{self, Stage};
+use crate::{t, twins};
 
 #[derive(Debug, Clone)]
 pub struct Workbook {
     pub root: PathBuf,
     pub stages_file: PathBuf,
     pub state_dir: PathBuf,
+    /// The stages, their texts in the learner's language (the twin's, where it
+    /// has them).
     pub stages: Vec<Stage>,
+    /// The learner's language.
+    pub l10n: Localiser,
 }
 
 /// What the command line and the environment said.
@@ -23,7 +29,7 @@ pub struct Locations {
 }
 
 impl Workbook {
-    pub fn open(given: &Locations) -> Result<Self, Error> {
+    pub fn open(given: &Locations, l10n: Localiser) -> Result<Self, Error> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let root = match &given.root {
             Some(root) => absolute(&cwd, root),
@@ -37,12 +43,18 @@ impl Workbook {
             Some(dir) => absolute(&cwd, dir),
             None => root.join(".workbook"),
         };
-        let stages = stages::load(&stages_file)?;
+        let mut stages = stages::load(&stages_file)?;
+        if l10n.lang() != Lang::English
+            && let Some(twin) = twins::load(&stages_file, l10n.lang())?
+        {
+            twins::apply(&mut stages, &twin);
+        }
         Ok(Self {
             root,
             stages_file,
             state_dir,
             stages,
+            l10n,
         })
     }
 
@@ -62,21 +74,20 @@ impl Workbook {
     }
 
     fn available(&self) -> String {
+        let l = &self.l10n;
+        let file = self.stages_file.display().to_string();
         match (self.stages.first(), self.stages.last()) {
             (Some(first), Some(last)) if first.number == last.number => {
-                format!(
-                    "{} has only stage {}",
-                    self.stages_file.display(),
-                    first.number
-                )
+                t!(l, "stages-only-one", file = file, number = first.number)
             }
-            (Some(first), Some(last)) => format!(
-                "{} has stages {} to {}",
-                self.stages_file.display(),
-                first.number,
-                last.number
+            (Some(first), Some(last)) => t!(
+                l,
+                "stages-from-to",
+                file = file,
+                first = first.number,
+                last = last.number
             ),
-            _ => format!("{} has no stages", self.stages_file.display()),
+            _ => t!(l, "stages-none", file = file),
         }
     }
 

@@ -67,6 +67,9 @@ fn with_env(command: &mut Command, root: &Path, state: &Path) {
         .env_remove("WORKBOOK_OBSERVATIONS")
         .env_remove("WORKBOOK_STARTED_BY")
         .env_remove("CI")
+        // English, whatever the machine's locale (a test of another language
+        // says so with --lang or its own environment).
+        .env("WORKBOOK_LANG", "en")
         // Like any `cargo test`, the runner's own tests leave no container running.
         .env("WORKBOOK_KEEP_CONTAINER", "0")
         .env("NO_COLOR", "1")
@@ -624,7 +627,11 @@ fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
     assert_eq!(ran.code, Some(0), "{ran}");
-    assert!(ran.says("verify: 11 passed, 0 failed"), "{ran}");
+    assert!(ran.says("verify: 12 passed, 0 failed"), "{ran}");
+    assert!(
+        ran.says("stages.pt-BR.toml translates every text of stages.toml"),
+        "{ran}"
+    );
     assert!(
         ran.says("prediction trap matches what happens: fx-race-solution recorded payments=20"),
         "verify_observe is read in the observed_by run: {ran}"
@@ -658,6 +665,90 @@ fn flaky_counts_a_known_wrong_run_without_a_server_as_bad_not_as_caught() {
     assert!(
         no_server.says("no PostgreSQL server could be had"),
         "the first bad run says why: {no_server}"
+    );
+}
+
+#[test]
+fn a_stage_speaks_brazilian_portuguese_with_lang_pt_br() {
+    let state = scratch("failing-pt-br");
+    // The answer is saved as the choice's identity (its stages.toml label), and
+    // shown in the learner's language.
+    std::fs::create_dir_all(state.join("stage-2")).expect("the state directory is created");
+    std::fs::write(
+        state.join("stage-2/answers.json"),
+        r#"{"answers":[{"id":"burst-payments","question":"q","answer":"between 2 and 19","why":"a chave","answered_at":0}]}"#,
+    )
+    .expect("the answers are written");
+    let ran = run(workbook(&fixture("workbook"), &state).args(["--lang", "pt-BR", "stage", "2"]));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    for said in [
+        "Etapa 2 de 4 · Uma etapa que falha",
+        "O exercício paga uma vez por pedido",
+        "Você edita: stages/fail-exercise/src/lib.rs",
+        "20 pedidos com uma chave: quantos pagamentos?",
+        "entre 2 e 19",
+        "porque: a chave",
+        "✘ errou",
+        "(não perguntada)",
+        "✘ 2 de 3 testes falham, 1 passa (",
+        "travamento?",
+        "15 chamadas esperaram por uma conexão do pool",
+        "Travou? `cargo workbook hint 2`.",
+    ] {
+        assert!(ran.says(said), "says {said:?}: {ran}");
+    }
+    assert!(
+        !ran.says("between 2 and 19"),
+        "the choice's identity is not shown: {ran}"
+    );
+    let progress = read_json(&state.join("progress.json"));
+    assert_eq!(
+        progress["stages"]["2"]["predictions"]["burst-payments"]["right"], false,
+        "judged by identity, in any language: {progress}"
+    );
+}
+
+#[test]
+fn the_language_is_the_flag_then_workbook_lang_then_the_locale() {
+    let state = scratch("hint-languages");
+    let root = fixture("workbook");
+    let hint = |env: &[(&str, &str)], args: &[&str]| {
+        let mut command = workbook(&root, &state);
+        command
+            .env_remove("WORKBOOK_LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .envs(env.iter().copied())
+            .args(args)
+            .args(["hint", "1"]);
+        run(&mut command)
+    };
+    let ran = hint(&[("LANG", "pt_BR.UTF-8")], &[]);
+    assert!(
+        ran.says("Dica 1 de 2 da etapa 1 · Uma etapa que passa"),
+        "{ran}"
+    );
+    assert!(ran.says("Não há nada a fazer."), "{ran}");
+    let ran = hint(&[("LANG", "pt_BR.UTF-8"), ("WORKBOOK_LANG", "en")], &[]);
+    assert!(
+        ran.says("Hint 2 of 2 for stage 1 · A stage that passes"),
+        "{ran}"
+    );
+    let ran = hint(&[("WORKBOOK_LANG", "en")], &["--lang", "pt-BR"]);
+    assert!(ran.says("Essas foram todas as dicas da etapa 1"), "{ran}");
+    let ran = hint(&[("WORKBOOK_LANG", "fr")], &[]);
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr.contains(
+            "\"fr\" is not a language of the workbook (given by WORKBOOK_LANG): use en or pt-BR"
+        ),
+        "{ran}"
+    );
+    // A stage the twin lacks is shown in English rather than not at all.
+    let ran = run(workbook(&root, &state).args(["--lang", "pt-BR", "hint", "3"]));
+    assert!(
+        ran.says("Dica 1 de 1 da etapa 3 · A stage that hangs"),
+        "{ran}"
     );
 }
 

@@ -1,7 +1,8 @@
 //! What the reaper costs the requests, measured: `POST /payments` latency under a
 //! steady load of new payments, without reaping, then while the reaper deletes
 //! 1,000,000 expired keys, in one run on one server. `just bench-reap` runs it (in
-//! release mode) and writes the table the book shows.
+//! release mode): the figures go to stdout as JSON, and book/bench_tables.py turns them
+//! into the table the book shows, in each of its languages.
 //!
 //! A benchmark, not a test: nothing here asserts a figure.
 
@@ -18,6 +19,8 @@ const EXPIRED: i64 = 1_000_000;
 const WORKERS: usize = 8;
 /// Requests of the measurement without reaping.
 const BASELINE_REQUESTS: usize = 4000;
+/// The goal: p99 while reaping at most this many times p99 without.
+const P99_GOAL: f64 = 2.0;
 
 const CLIENTS: &str = "INSERT INTO clients (name, token_hash) VALUES
     ('old', 'not-a-token-hash'),
@@ -89,22 +92,31 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 struct Row {
-    what: String,
     requests: usize,
     p50: Duration,
     p99: Duration,
     per_second: f64,
 }
 
-fn row(what: String, mut latencies: Vec<Duration>, took: Duration) -> Row {
+impl Row {
+    fn figures(&self) -> serde_json::Value {
+        serde_json::json!({
+            "requests": self.requests,
+            "p50_ms": ms(self.p50),
+            "p99_ms": ms(self.p99),
+            "per_second": self.per_second,
+        })
+    }
+}
+
+fn row(mut latencies: Vec<Duration>, took: Duration) -> Row {
     latencies.sort();
     Row {
-        what,
         requests: latencies.len(),
         p50: percentile(&latencies, 50.0),
         p99: percentile(&latencies, 99.0),
@@ -131,7 +143,7 @@ async fn main() {
 
     let started = Instant::now();
     let baseline = load(addr, 1_000_000, Arc::new(|i| i >= BASELINE_REQUESTS)).await;
-    let without = row("without reaping".to_owned(), baseline, started.elapsed());
+    let without = row(baseline, started.elapsed());
 
     let done = Arc::new(AtomicBool::new(false));
     let reaper = {
@@ -156,34 +168,20 @@ async fn main() {
     let load_took = started.elapsed();
     let (reaped, reap_took) = reaper.await.expect("the reaper ends");
     let reaped = reaped.expect("the reaper runs");
-    let with = row(
-        format!(
-            "while the reaper deletes {} keys ({} batches of at most {}, {:.1} s)",
-            reaped.keys,
-            reaped.batches,
-            config.reap_batch,
-            reap_took.as_secs_f64()
-        ),
-        during,
-        load_took,
-    );
-
-    println!("| Load: {WORKERS} clients, new payments | requests | p50 | p99 | requests/s |");
-    println!("|---|---|---|---|---|");
-    for r in [&without, &with] {
-        println!(
-            "| {} | {} | {} | {} | {:.0} |",
-            r.what,
-            r.requests,
-            ms(r.p50),
-            ms(r.p99),
-            r.per_second
-        );
-    }
-    println!();
-    println!(
-        "p99 while reaping / p99 without: **{:.2}x** (goal: at most 2x). The reaper deleted {:.0} keys per second.",
-        with.p99.as_secs_f64() / without.p99.as_secs_f64(),
-        reaped.keys as f64 / reap_took.as_secs_f64()
-    );
+    let with = row(during, load_took);
+    let figures = serde_json::json!({
+        "clients": WORKERS,
+        "without_reaping": without.figures(),
+        "while_reaping": with.figures(),
+        "reaped": {
+            "keys": reaped.keys,
+            "batches": reaped.batches,
+            "batch": config.reap_batch,
+            "seconds": reap_took.as_secs_f64(),
+        },
+        "p99_ratio": with.p99.as_secs_f64() / without.p99.as_secs_f64(),
+        "p99_goal": P99_GOAL,
+        "keys_per_second": reaped.keys as f64 / reap_took.as_secs_f64(),
+    });
+    println!("{figures:#}");
 }

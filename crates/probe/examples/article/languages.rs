@@ -16,6 +16,7 @@ use probe::{CheckId, Report, Verdict};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::Lang;
 use crate::server::external::{ExternalServer, article_schema, servers_dir};
 
 /// How long the variant's burst waits for its answers: past the 30 s after which the
@@ -25,10 +26,11 @@ pub const VARIANT_PATIENCE: Duration = Duration::from_secs(40);
 /// The requests of the variant's burst, all with one key.
 const VARIANT_BURST: usize = 20;
 
-/// A cell that states a fact of a server's code: `text` in the table, true as long
-/// as `file` (from the repository's root) holds `line`.
+/// A cell that states a fact of a server's code: `text` in the table (`pt` in the
+/// Portuguese one), true as long as `file` (from the repository's root) holds `line`.
 pub struct Backed {
     pub text: &'static str,
+    pub pt: &'static str,
     pub file: &'static str,
     pub line: &'static str,
 }
@@ -36,9 +38,9 @@ pub struct Backed {
 /// A language of the article, and the servers of servers/ that run it here.
 pub struct Language {
     pub name: &'static str,
-    /// The correct server, by the name servers/start.sh takes; `None`: not run here,
-    /// with the reason.
-    pub server: Result<&'static str, &'static str>,
+    /// The correct server, by the name servers/start.sh takes; `Err`: not run here,
+    /// with the reason (in English and in Portuguese).
+    pub server: Result<&'static str, (&'static str, &'static str)>,
     /// The server that reads the stored answer through a second connection.
     pub second_connection: Option<(&'static str, Backed)>,
     pub rows_affected: Backed,
@@ -56,17 +58,20 @@ pub const LANGUAGES: &[Language] = &[
             "typescript-wrong",
             Backed {
                 text: "`pool.query` after `ROLLBACK`, before `release()`",
+                pt: "`pool.query` depois do `ROLLBACK`, antes do `release()`",
                 file: "servers/typescript/src/pagamentos-errado.ts",
                 line: "return await respostaGuardada(pool, chave, hash);",
             },
         )),
         rows_affected: Backed {
             text: "`rowCount`",
+            pt: "`rowCount`",
             file: "servers/typescript/src/pagamentos.ts",
             line: "if (nova.rowCount === 0) {",
         },
         stored_answer: Backed {
             text: "on the same connection, after `ROLLBACK`",
+            pt: "na mesma conexão, depois do `ROLLBACK`",
             file: "servers/typescript/src/pagamentos.ts",
             line: "return await respostaGuardada(conexao, chave, hash);",
         },
@@ -77,11 +82,13 @@ pub const LANGUAGES: &[Language] = &[
         second_connection: None,
         rows_affected: Backed {
             text: "`cursor.rowcount`",
+            pt: "`cursor.rowcount`",
             file: "servers/python/pagamentos.py",
             line: ").rowcount",
         },
         stored_answer: Backed {
             text: "on the same connection, after the transaction block",
+            pt: "na mesma conexão, depois do bloco da transação",
             file: "servers/python/pagamentos.py",
             line: "linha = buscar_chave(conexao, chave)",
         },
@@ -93,17 +100,20 @@ pub const LANGUAGES: &[Language] = &[
             "go-wrong",
             Backed {
                 text: "`db.QueryRowContext` before `tx.Rollback()`",
+                pt: "`db.QueryRowContext` antes do `tx.Rollback()`",
                 file: "servers/go/pagamentos_errado.go",
                 line: "return respostaGuardada(ctx, db, chave, hash) // THE BUG",
             },
         )),
         rows_affected: Backed {
             text: "`RowsAffected()`",
+            pt: "`RowsAffected()`",
             file: "servers/go/pagamentos.go",
             line: "n, err := res.RowsAffected()",
         },
         stored_answer: Backed {
             text: "`db.QueryRowContext`, after `tx.Rollback()` has given the connection back",
+            pt: "`db.QueryRowContext`, depois de o `tx.Rollback()` ter devolvido a conexão",
             file: "servers/go/pagamentos.go",
             line: "if err := tx.Rollback(); err != nil {",
         },
@@ -115,35 +125,42 @@ pub const LANGUAGES: &[Language] = &[
             "java-wrong",
             Backed {
                 text: "a second `getConnection()` while holding the first",
+                pt: "um segundo `getConnection()` enquanto segura o primeiro",
                 file: "servers/java/src/PagamentosErrado.java",
                 line: "try (Connection outra = dados.getConnection()) {",
             },
         )),
         rows_affected: Backed {
             text: "the return of `executeUpdate()`",
+            pt: "o retorno de `executeUpdate()`",
             file: "servers/java/src/Pagamentos.java",
             line: "nova = insercao.executeUpdate();",
         },
         stored_answer: Backed {
             text: "on the same connection, after `rollback()`",
+            pt: "na mesma conexão, depois do `rollback()`",
             file: "servers/java/src/Pagamentos.java",
             line: "return respostaGuardada(conexao, chave, hash);",
         },
     },
     Language {
         name: "C#",
-        server: Err(
+        server: Err((
             "not run here: Npgsql is published only on NuGet, which these machines do not \
              reach, and Debian packages no .NET SDK (only Mono 6.8, without Npgsql)",
-        ),
+            "não executado aqui: o Npgsql só é publicado no NuGet, que estas máquinas não \
+             alcançam, e o Debian não empacota nenhum SDK .NET (só o Mono 6.8, sem Npgsql)",
+        )),
         second_connection: None,
         rows_affected: Backed {
             text: "the return of `ExecuteNonQueryAsync()` (the article's code)",
+            pt: "o retorno de `ExecuteNonQueryAsync()` (o código do artigo)",
             file: ARTICLE,
             line: "ExecuteNonQueryAsync() == 1",
         },
         stored_answer: Backed {
             text: "on the same connection, after the transaction is disposed (the article's code)",
+            pt: "na mesma conexão, depois de a transação ser descartada (o código do artigo)",
             file: ARTICLE,
             line: "// A chave já existia: devolve a resposta guardada",
         },
@@ -151,16 +168,17 @@ pub const LANGUAGES: &[Language] = &[
 ];
 
 impl Backed {
-    /// `Err` naming the file and the line when the code no longer says this.
-    fn checked(&self) -> Result<&'static str, String> {
+    /// The cell in `lang`; `Err` naming the file and the line when the code no
+    /// longer says this.
+    fn checked(&self, lang: Lang) -> Result<&'static str, String> {
         if self.file == ARTICLE {
             // The article is not in the repository: its cells cite it.
-            return Ok(self.text);
+            return Ok(lang.t(self.text, self.pt));
         }
         let text = std::fs::read_to_string(servers_dir().join("..").join(self.file))
             .map_err(|e| format!("cannot read {}: {e}", self.file))?;
         if text.contains(self.line) {
-            Ok(self.text)
+            Ok(lang.t(self.text, self.pt))
         } else {
             Err(format!(
                 "{} no longer holds `{}`, which the table's cell \"{}\" stands for: \
@@ -181,20 +199,22 @@ pub struct VariantBurst {
 
 impl VariantBurst {
     /// "hung", "late 5xx" or "fine": what a client of this server sees.
-    fn verdict(&self) -> &'static str {
+    fn verdict(&self, lang: Lang) -> &'static str {
         if self.statuses.iter().any(Option::is_none) {
-            "hung"
+            lang.t("hung", "travou")
         } else if self.statuses.iter().flatten().any(|s| *s >= 500) {
-            "late 5xx"
+            lang.t("late 5xx", "5xx tardio")
         } else {
-            "fine"
+            lang.t("fine", "tudo certo")
         }
     }
 
-    fn figures(&self) -> String {
+    fn figures(&self, lang: Lang) -> String {
         let mut tally: Vec<(String, usize)> = Vec::new();
         for status in &self.statuses {
-            let status = status.map_or("unanswered".to_owned(), |s| s.to_string());
+            let status = status.map_or(lang.t("unanswered", "sem resposta").to_owned(), |s| {
+                s.to_string()
+            });
             match tally.iter_mut().find(|(s, _)| *s == status) {
                 Some((_, n)) => *n += 1,
                 None => tally.push((status, 1)),
@@ -202,11 +222,11 @@ impl VariantBurst {
         }
         tally.sort();
         let tally: Vec<String> = tally.iter().map(|(s, n)| format!("{s} ×{n}")).collect();
-        format!(
-            "{}, the last answer after {:.1} s",
-            tally.join(", "),
-            self.last_answer.as_secs_f64()
-        )
+        let last = lang.number(self.last_answer.as_secs_f64(), 1);
+        match lang {
+            Lang::En => format!("{}, the last answer after {last} s", tally.join(", ")),
+            Lang::PtBr => format!("{}, a última resposta depois de {last} s", tally.join(", ")),
+        }
     }
 }
 
@@ -286,13 +306,15 @@ async fn post(port: u16, gate: &tokio::sync::Barrier) -> Option<u16> {
 }
 
 /// The probe's verdicts in a few words: "passes every check" or "fails burst, hang".
-fn verdicts(report: &Report) -> String {
+fn verdicts(lang: Lang, report: &Report) -> String {
     let failed = report.with_verdict(Verdict::Fail);
     if failed.is_empty() && report.with_verdict(Verdict::Warn).is_empty() {
-        return "passes every check".to_owned();
+        return lang
+            .t("passes every check", "passa em todas as verificações")
+            .to_owned();
     }
     let names: Vec<String> = failed.iter().map(CheckId::to_string).collect();
-    format!("fails {}", names.join(", "))
+    format!("{} {}", lang.t("fails", "falha em"), names.join(", "))
 }
 
 /// The burst's payments, from its evidence: "effects: 10 created (expected 1)".
@@ -308,7 +330,7 @@ fn payments(report: &Report) -> Option<i64> {
 
 /// The status the same key with another valor got, from the check's evidence
 /// ("other body: 422 ...").
-fn other_valor(report: &Report) -> String {
+fn other_valor(lang: Lang, report: &Report) -> String {
     report
         .check(CheckId::DifferentBody)
         .filter(|c| c.verdict != Verdict::Skipped)
@@ -318,27 +340,35 @@ fn other_valor(report: &Report) -> String {
                 .find_map(|l| l.strip_prefix("other body: "))
         })
         .and_then(|rest| rest.split_whitespace().next())
-        .map_or("not run".to_owned(), str::to_owned)
+        .map_or(lang.t("not run", "não executada").to_owned(), str::to_owned)
 }
 
-/// "20 × 201, the same payment" when the burst passed; otherwise what went wrong.
-fn answers(report: &Report) -> String {
+/// "20 × 201, the same payment" when the burst passed; otherwise what went wrong
+/// (in the probe's own words, English, when it is none of these).
+fn answers(lang: Lang, report: &Report) -> String {
     match report.check(CheckId::Burst) {
         Some(c) if c.verdict == Verdict::Pass => {
             format!(
-                "{}, the same payment",
-                c.why.replace(", one id, the same body", "")
+                "{}, {}",
+                c.why.replace(", one id, the same body", ""),
+                lang.t("the same payment", "o mesmo pagamento")
             )
         }
-        Some(c) if c.why.contains("different ids") => "201s with different payments".to_owned(),
+        Some(c) if c.why.contains("different ids") => lang
+            .t(
+                "201s with different payments",
+                "201s com pagamentos diferentes",
+            )
+            .to_owned(),
         Some(c) => c.why.clone(),
-        None => "not run".to_owned(),
+        None => lang.t("not run", "não executada").to_owned(),
     }
 }
 
-/// The two tables, with the reports of the probe runs by server name, and the
-/// variant's bursts by server name. The figures that vary go under the tables.
+/// The two tables in `lang`, with the reports of the probe runs by server name, and
+/// the variant's bursts by server name. The figures that vary go under the tables.
 pub fn tables(
+    lang: Lang,
     reports: &[(&str, Report)],
     variants: &[(&str, VariantBurst)],
 ) -> Result<String, String> {
@@ -362,81 +392,125 @@ pub fn tables(
          fresh run gives the same tables (the figures under them vary, and are not compared). -->\n\n",
     );
     out.push_str("<!-- ANCHOR: results -->\n");
-    out.push_str(&format!(
-        "| language | payments, 20 requests with one key | answers | same key, another `valor` \
-         | a second connection asked for while holding one, pool of 10 (Go: 1), {VARIANT_BURST} \
-         requests waited on for {} s |\n|---|---|---|---|---|\n",
-        VARIANT_PATIENCE.as_secs()
-    ));
+    let patience = VARIANT_PATIENCE.as_secs();
+    out.push_str(&match lang {
+        Lang::En => format!(
+            "| language | payments, 20 requests with one key | answers | same key, another `valor` \
+             | a second connection asked for while holding one, pool of 10 (Go: 1), {VARIANT_BURST} \
+             requests waited on for {patience} s |\n|---|---|---|---|---|\n"
+        ),
+        Lang::PtBr => format!(
+            "| linguagem | pagamentos, 20 pedidos com uma chave | respostas | mesma chave, outro \
+             `valor` | uma segunda conexão pedida enquanto segura uma, pool de 10 (Go: 1), \
+             {VARIANT_BURST} pedidos esperados por {patience} s |\n|---|---|---|---|---|\n"
+        ),
+    });
     let mut figures = Vec::new();
     for language in LANGUAGES {
         let server = match language.server {
             Ok(server) => server,
-            Err(reason) => {
-                out.push_str(&format!("| {} | {reason} | | | |\n", language.name));
+            Err((en, pt)) => {
+                out.push_str(&format!(
+                    "| {} | {} | | | |\n",
+                    language.name,
+                    lang.t(en, pt)
+                ));
                 continue;
             }
         };
         let probed = report(server)?;
-        let paid = payments(probed).map_or("not counted".to_owned(), |n| n.to_string());
+        let paid = payments(probed)
+            .map_or(lang.t("not counted", "não contados").to_owned(), |n| {
+                n.to_string()
+            });
         let variant_cell = match &language.second_connection {
             Some((wrong, _)) => {
                 let burst = variant(wrong)?;
-                figures.push(format!("- {}, {wrong}: {}", language.name, burst.figures()));
-                burst.verdict().to_owned()
+                figures.push(format!(
+                    "- {}, {wrong}: {}",
+                    language.name,
+                    burst.figures(lang)
+                ));
+                burst.verdict(lang).to_owned()
             }
-            None => "not written (its wrong server checks, then writes)".to_owned(),
+            None => lang
+                .t(
+                    "not written (its wrong server checks, then writes)",
+                    "não escrita (o servidor errado dele confere e depois grava)",
+                )
+                .to_owned(),
         };
         out.push_str(&format!(
             "| {} | {paid} | {} | {} | {variant_cell} |\n",
             language.name,
-            answers(probed),
-            other_valor(probed)
+            answers(lang, probed),
+            other_valor(lang, probed)
         ));
     }
     let naive = report("python-wrong")?;
     let naive_paid = match payments(naive) {
         Some(1) => "1".to_owned(),
-        Some(_) => "more than 1".to_owned(),
-        None => "not counted".to_owned(),
+        Some(_) => lang.t("more than 1", "mais de 1").to_owned(),
+        None => lang.t("not counted", "não contados").to_owned(),
     };
-    figures.push(format!(
-        "- the naive version: {} payments for one key",
-        payments(naive).map_or("uncounted".to_owned(), |n| n.to_string())
-    ));
+    let naive_figure = payments(naive)
+        .map_or(lang.t("uncounted", "não contados").to_owned(), |n| {
+            n.to_string()
+        });
+    figures.push(match lang {
+        Lang::En => format!("- the naive version: {naive_figure} payments for one key"),
+        Lang::PtBr => format!("- a versão ingênua: {naive_figure} pagamentos para uma chave"),
+    });
     out.push_str(&format!(
-        "| the naive version, check then write (Python) | {naive_paid} | {} | {} | |\n",
-        answers(naive),
-        other_valor(naive)
+        "| {} | {naive_paid} | {} | {} | |\n",
+        lang.t(
+            "the naive version, check then write (Python)",
+            "a versão ingênua, conferir e depois gravar (Python)"
+        ),
+        answers(lang, naive),
+        other_valor(lang, naive)
     ));
-    out.push_str(&format!(
-        "\nFigures that vary from run to run, from the run that wrote this page: what the \
-         second-connection variant's {VARIANT_BURST} requests got within {} s, and the naive \
-         version's payments.\n\n{}\n",
-        VARIANT_PATIENCE.as_secs(),
-        figures.join("\n")
-    ));
+    out.push_str(&match lang {
+        Lang::En => format!(
+            "\nFigures that vary from run to run, from the run that wrote this page: what the \
+             second-connection variant's {VARIANT_BURST} requests got within {patience} s, and \
+             the naive version's payments.\n\n"
+        ),
+        Lang::PtBr => format!(
+            "\nNúmeros que variam de uma execução para outra, da execução que escreveu esta \
+             página: o que os {VARIANT_BURST} pedidos da variante da segunda conexão receberam \
+             em {patience} s, e os pagamentos da versão ingênua.\n\n"
+        ),
+    });
+    out.push_str(&figures.join("\n"));
+    out.push('\n');
     out.push_str("<!-- ANCHOR_END: results -->\n\n<!-- ANCHOR: changes -->\n");
-    out.push_str(
+    out.push_str(lang.t(
         "| language | rows affected by the key's INSERT | where the stored answer is read | the probe | \
          the same read through a second connection | the probe on it |\n|---|---|---|---|---|---|\n",
-    );
+        "| linguagem | linhas afetadas pelo INSERT da chave | onde a resposta guardada é lida | o probe | \
+         a mesma leitura por uma segunda conexão | o probe nela |\n|---|---|---|---|---|---|\n",
+    ));
     for language in LANGUAGES {
         let (probe_cell, wrong_cell, wrong_verdict) = match language.server {
             Ok(server) => {
                 let (wrong, wrong_verdict) = match &language.second_connection {
-                    Some((name, read)) => (read.checked()?, verdicts(report(name)?)),
-                    None => ("not written", String::new()),
+                    Some((name, read)) => (read.checked(lang)?, verdicts(lang, report(name)?)),
+                    None => (lang.t("not written", "não escrita"), String::new()),
                 };
-                (verdicts(report(server)?), wrong, wrong_verdict)
+                (verdicts(lang, report(server)?), wrong, wrong_verdict)
             }
-            Err(_) => ("not run here".to_owned(), "", String::new()),
+            Err(_) => (
+                lang.t("not run here", "não executado aqui").to_owned(),
+                "",
+                String::new(),
+            ),
         };
         out.push_str(&format!(
             "| {} | {} | {} | {probe_cell} | {wrong_cell} | {wrong_verdict} |\n",
             language.name,
-            language.rows_affected.checked()?,
-            language.stored_answer.checked()?,
+            language.rows_affected.checked(lang)?,
+            language.stored_answer.checked(lang)?,
         ));
     }
     out.push_str("<!-- ANCHOR_END: changes -->\n");

@@ -7,6 +7,8 @@ use sqlx::{Connection, Row};
 
 use crate::environment::{Launcher, command};
 use crate::error::Error;
+use crate::l10n::Localiser;
+use crate::t;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 
@@ -29,48 +31,50 @@ fn info(text: &str) {
     line(console::style("·").dim().to_string(), text);
 }
 
-fn missing(text: &str, fix: &str) {
+fn missing(l: &Localiser, text: &str, fix: &str) {
     line(ui::bad(ui::FAIL), text);
-    println!("{}", ui::wrap(&format!("fix: {fix}"), 4));
+    println!("{}", ui::wrap(&t!(l, "doctor-fix", fix = fix), 4));
 }
 
 /// Missing, but another way works: worth knowing, not an error.
-fn not_needed(text: &str, fix: &str) {
+fn not_needed(l: &Localiser, text: &str, fix: &str) {
     info(text);
-    println!("{}", ui::wrap(&format!("(to use it: {fix})"), 4));
+    println!("{}", ui::wrap(&t!(l, "doctor-to-use-it", fix = fix), 4));
 }
 
 /// Prints the report; false when no server could be had.
 pub fn run(wb: &Workbook) -> Result<bool, Error> {
+    let l = &wb.l10n;
     println!(
         "{}",
-        console::style(format!("Workbook at {}", wb.root.display())).bold()
+        console::style(t!(
+            l,
+            "doctor-workbook-at",
+            root = wb.root.display().to_string()
+        ))
+        .bold()
     );
-    ui::heading("Where the tests would find PostgreSQL, in the harness's order");
+    ui::heading(&t!(l, "doctor-where-heading"));
     let forced = std::env::var("WORKBOOK_DB")
         .ok()
         .filter(|v| !v.trim().is_empty());
     match forced.as_deref().map(str::trim) {
-        None => info(
-            "WORKBOOK_DB is not set: the harness chooses (DATABASE_URL, then Docker, then local binaries).",
-        ),
+        None => info(&t!(l, "doctor-db-unset")),
         Some(v @ ("url" | "container" | "local")) => {
-            info(&format!("WORKBOOK_DB={v}: the harness uses only that way."));
+            info(&t!(l, "doctor-db-forced", value = v));
         }
         Some(other) => missing(
-            &format!("WORKBOOK_DB={other:?} is not one of url, container, local."),
-            "unset WORKBOOK_DB, or set it to url, container or local",
+            l,
+            &t!(l, "doctor-db-unknown", value = format!("{other:?}")),
+            &t!(l, "doctor-db-unknown-fix"),
         ),
     }
     let url = std::env::var("DATABASE_URL")
         .ok()
         .filter(|v| !v.trim().is_empty());
     match &url {
-        Some(url) => ok(&format!(
-            "1. DATABASE_URL is set ({})",
-            harness::redact(url)
-        )),
-        None => info("1. DATABASE_URL is not set (optional: set it to use a server of your own)."),
+        Some(url) => ok(&t!(l, "doctor-url-set", url = harness::redact(url))),
+        None => info(&t!(l, "doctor-url-unset")),
     }
     let docker = harness::engine();
     let binaries = harness::find_binaries();
@@ -78,68 +82,65 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     let local_works = binaries.is_ok() && account.is_ok();
     match &docker {
         Ok(engine) => {
-            ok(&format!("2. Container engine: {engine} answers"));
-            container_details(engine);
+            ok(&t!(l, "doctor-engine-answers", engine = engine.to_string()));
+            container_details(l, engine);
         }
         Err(why) => {
-            let fix = "start a Docker engine, or Podman, Colima, ... (`docker info` must answer)";
+            let fix = t!(l, "doctor-engine-fix");
+            let text = t!(l, "doctor-engine-missing", why = why.to_string());
             if url.is_some() || local_works {
-                not_needed(&format!("2. Container engine: {why}"), fix);
+                not_needed(l, &text, &fix);
             } else {
-                missing(&format!("2. Container engine: {why}"), fix);
+                missing(l, &text, &fix);
             }
         }
     }
     match &binaries {
-        Ok(b) => ok(&format!(
-            "3. Local binaries: initdb and postgres in {} (found by {})",
-            b.bindir.display(),
-            b.found_by
+        Ok(b) => ok(&t!(
+            l,
+            "doctor-binaries",
+            dir = b.bindir.display().to_string(),
+            found_by = b.found_by.to_string()
         )),
         Err(why) => {
-            let fix = "install PostgreSQL's server: `apt-get install postgresql` (Debian/Ubuntu), \
-                       `brew install postgresql@15` (macOS)";
+            let fix = t!(l, "doctor-binaries-fix");
             if url.is_some() || docker.is_ok() {
-                not_needed(&format!("3. {why}"), fix);
+                not_needed(l, &format!("3. {why}"), &fix);
             } else {
-                missing(&format!("3. {why}"), fix);
+                missing(l, &format!("3. {why}"), &fix);
             }
         }
     }
     if binaries.is_ok() {
         match &account {
-            Ok(None) => ok("   Not root: the local server runs as you."),
+            Ok(None) => ok(&format!("   {}", t!(l, "doctor-not-root"))),
             Ok(Some(user)) => ok(&format!(
-                "   Running as root, which PostgreSQL refuses: the harness runs the server as user `{user}`."
+                "   {}",
+                t!(l, "doctor-root", user = user.to_string())
             )),
-            Err(why) => missing(&format!("   {why}"), "useradd --system postgres"),
+            Err(why) => missing(l, &format!("   {why}"), "useradd --system postgres"),
         }
     }
 
     let choice = match forced.as_deref().map(str::trim) {
-        Some("url") => "DATABASE_URL, because WORKBOOK_DB=url".to_owned(),
-        Some("container") => "a Docker container, because WORKBOOK_DB=container".to_owned(),
-        Some("local") => "a throwaway local cluster, because WORKBOOK_DB=local".to_owned(),
-        Some(_) => "nothing until WORKBOOK_DB is fixed".to_owned(),
-        _ if url.is_some() => "the server at DATABASE_URL, because it is set".to_owned(),
-        _ if docker.is_ok() => {
-            "a Docker container, because DATABASE_URL is not set and Docker answers".to_owned()
-        }
-        _ if binaries.is_ok() && account.is_ok() => {
-            "a throwaway local cluster, because DATABASE_URL is not set and Docker does not answer"
-                .to_owned()
-        }
-        _ => "nothing: none of the three ways is available".to_owned(),
+        Some("url") => t!(l, "doctor-use-forced-url"),
+        Some("container") => t!(l, "doctor-use-forced-container"),
+        Some("local") => t!(l, "doctor-use-forced-local"),
+        Some(_) => t!(l, "doctor-use-nothing-until-fixed"),
+        _ if url.is_some() => t!(l, "doctor-use-url"),
+        _ if docker.is_ok() => t!(l, "doctor-use-container"),
+        _ if binaries.is_ok() && account.is_ok() => t!(l, "doctor-use-local"),
+        _ => t!(l, "doctor-use-nothing"),
     };
-    let decision = ui::wrap(&format!("→ The tests will use {choice}."), 0);
-    let rest = decision
-        .strip_prefix("→ The tests will use")
-        .unwrap_or(&decision);
-    println!("\n{}{rest}", console::style("→ The tests will use").bold());
+    // The lead words in bold: the decision is found at a glance.
+    let lead = format!("→ {}", t!(l, "doctor-will-use"));
+    let decision = ui::wrap(&format!("{lead} {choice}."), 0);
+    let rest = decision.strip_prefix(lead.as_str()).unwrap_or(&decision);
+    println!("\n{}{rest}", console::style(&lead).bold());
 
-    ui::heading("Starting it, as the tests would");
-    let mut spinner = Spinner::new();
-    spinner.phase("Starting PostgreSQL");
+    ui::heading(&t!(l, "doctor-starting-heading"));
+    let mut spinner = Spinner::speaking(l);
+    spinner.phase(&t!(l, "doctor-starting-phase"));
     // Outside CI, `stage N` keeps its container between runs: so does this.
     if crate::environment::container_is_kept() {
         harness::keep_container();
@@ -150,69 +151,113 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
         Ok(b) => b,
         Err(no_server) => {
             println!("{} {no_server}", ui::bad(ui::FAIL));
-            tools();
+            tools(l);
             return Ok(false);
         }
     };
     ok(&backend.description);
-    headroom(backend)?;
-    tools();
+    headroom(l, backend)?;
+    tools(l);
     Ok(true)
 }
 
 /// The image the tests would run, and the kept container.
-fn container_details(engine: &harness::Engine) {
+fn container_details(l: &Localiser, engine: &harness::Engine) {
     let image = harness::pg_image();
     let chosen = if image == harness::DEFAULT_IMAGE {
-        "the default"
+        t!(l, "doctor-image-default")
     } else {
-        "from WORKBOOK_PG_IMAGE"
+        t!(l, "doctor-image-from-variable")
     };
     match engine.has_image(&image) {
-        Ok(true) => ok(&format!("   Image {image} ({chosen}) is here.")),
-        Ok(false) => info(&format!(
-            "   Image {image} ({chosen}) is not here yet: the first run pulls it. Without a \
-             registry, {} builds workbook-postgres:15 from Debian packages; \
-             WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it.",
-            match Launcher::current() {
-                Launcher::Just => "`just docker-image`",
-                Launcher::Cargo => "`docker/build-image.sh`",
-            }
+        Ok(true) => ok(&format!(
+            "   {}",
+            t!(l, "doctor-image-here", image = &image, chosen = chosen)
         )),
-        Err(why) => missing(&format!("   Image {image}: {why}"), "check the engine"),
+        Ok(false) => info(&format!(
+            "   {}",
+            t!(
+                l,
+                "doctor-image-not-here",
+                image = &image,
+                chosen = chosen,
+                build = match Launcher::current() {
+                    Launcher::Just => "`just docker-image`",
+                    Launcher::Cargo => "`docker/build-image.sh`",
+                }
+            )
+        )),
+        Err(why) => missing(
+            l,
+            &format!(
+                "   {}",
+                t!(
+                    l,
+                    "doctor-image-error",
+                    image = &image,
+                    why = why.to_string()
+                )
+            ),
+            &t!(l, "doctor-check-engine"),
+        ),
     }
     match harness::kept_container(engine) {
         Ok(Some(kept)) => ok(&format!(
-            "   Kept container: {kept}; {} reuses it, {} removes it.",
-            command("stage N"),
-            command("db-stop")
+            "   {}",
+            t!(
+                l,
+                "doctor-kept",
+                kept = kept.to_string(),
+                stage = command("stage N"),
+                stop = command("db-stop")
+            )
         )),
         Ok(None) => info(&format!(
-            "   No kept container: the next {} starts {} and keeps it between runs \
-             (plain `cargo test` and CI use throwaway containers).",
-            command("stage N"),
-            harness::KEPT_CONTAINER
+            "   {}",
+            t!(
+                l,
+                "doctor-not-kept",
+                stage = command("stage N"),
+                container = harness::KEPT_CONTAINER
+            )
         )),
-        Err(why) => missing(&format!("   Kept container: {why}"), "check the engine"),
+        Err(why) => missing(
+            l,
+            &format!("   {}", t!(l, "doctor-kept-error", why = why.to_string())),
+            &t!(l, "doctor-check-engine"),
+        ),
     }
 }
 
 /// `workbook db-stop`: removes the container kept between runs.
-pub fn db_stop() -> Result<bool, Error> {
+pub fn db_stop(l: &Localiser) -> Result<bool, Error> {
     let engine = match harness::engine() {
         Ok(engine) => engine,
         Err(why) => {
-            println!("No container engine answers ({why}): no kept container to remove.");
+            println!("{}", t!(l, "db-stop-no-engine", why = why.to_string()));
             return Ok(true);
         }
     };
     match harness::remove_kept_container(&engine) {
         Ok(true) => println!(
-            "Removed {} ({engine}). The next {} starts a new one.",
-            harness::KEPT_CONTAINER,
-            command("stage N")
+            "{}",
+            t!(
+                l,
+                "db-stop-removed",
+                container = harness::KEPT_CONTAINER,
+                engine = engine.to_string(),
+                stage = command("stage N")
+            )
         ),
-        Ok(false) => println!("No {} to remove ({engine}).", harness::KEPT_CONTAINER),
+        Ok(false) => println!(
+            "{}",
+            t!(
+                l,
+                "db-stop-nothing",
+                container = harness::KEPT_CONTAINER,
+                engine = engine.to_string()
+            )
+        ),
         Err(why) => {
             println!("{} {why}", ui::bad(ui::FAIL));
             return Ok(false);
@@ -221,7 +266,7 @@ pub fn db_stop() -> Result<bool, Error> {
     Ok(true)
 }
 
-fn headroom(backend: &harness::Backend) -> Result<(), Error> {
+fn headroom(l: &Localiser, backend: &harness::Backend) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -255,43 +300,55 @@ fn headroom(backend: &harness::Backend) -> Result<(), Error> {
             let reserved = u32::try_from(reserved).unwrap_or(0);
             let used = u32::try_from(used).unwrap_or(0);
             let free = max.saturating_sub(reserved).saturating_sub(used);
-            let line = format!(
-                "max_connections = {max}: {used} in use (this check included), {reserved} reserved \
-                 for superusers, so {free} free; the tests open up to about {need} at once \
-                 ({CONNECTIONS_PER_TEST} per test × {threads} tests in parallel)"
+            let line = t!(
+                l,
+                "doctor-headroom",
+                max = max,
+                used = used,
+                reserved = reserved,
+                free = free,
+                need = need,
+                per_test = CONNECTIONS_PER_TEST,
+                threads = threads
             );
             if free >= need {
                 ok(&line);
             } else {
-                missing(
-                    &line,
-                    "raise max_connections on that server, close other clients, or run fewer tests \
-                     at once: RUST_TEST_THREADS=1",
-                );
+                missing(l, &line, &t!(l, "doctor-headroom-fix"));
             }
         }
         Err(e) => missing(
-            &format!("max_connections = {max}, but counting the connections in use failed: {e}"),
-            "check that the server accepts connections from this user",
+            l,
+            &t!(
+                l,
+                "doctor-headroom-unknown",
+                max = max,
+                error = e.to_string()
+            ),
+            &t!(l, "doctor-headroom-unknown-fix"),
         ),
     }
     Ok(())
 }
 
 /// The other tools the workbook's commands use.
-fn tools() {
-    ui::heading("Tools");
+fn tools(l: &Localiser) {
+    ui::heading(&t!(l, "doctor-tools-heading"));
     match version("git", &["--version"]) {
-        Some(v) => ok(&format!("{v} ({} uses it)", command("reset N"))),
-        None => missing("git is not on PATH", "install git (`apt-get install git`)"),
+        Some(v) => ok(&t!(
+            l,
+            "doctor-git",
+            version = v,
+            reset = command("reset N")
+        )),
+        None => missing(l, &t!(l, "doctor-no-git"), &t!(l, "doctor-no-git-fix")),
     }
     // Optional: every command also runs as `cargo workbook ...`.
     match version("just", &["--version"]) {
-        Some(v) => ok(&format!(
-            "{v} (optional: `just stage 1` = `cargo workbook stage 1`)"
-        )),
+        Some(v) => ok(&t!(l, "doctor-just", version = v)),
         None => not_needed(
-            "just is not installed (optional: every command runs as `cargo workbook ...`)",
+            l,
+            &t!(l, "doctor-no-just"),
             &format!("`cargo install --locked just@{JUST_VERSION}`"),
         ),
     }

@@ -52,7 +52,9 @@ pub fn run(wb: &Workbook, options: &FlakyOptions) -> Result<bool, Error> {
     let state = State::new(&wb.state_dir);
     let mut spinner = Spinner::new();
     spinner.phase("Building every package once (cargo test --workspace --no-run)");
-    let build = cargo.build(Targets::Workspace, &mut |status| spinner.detail(status))?;
+    let build = cargo.build(Targets::Workspace, &mut |status| {
+        spinner.detail(&status.said(spinner.l10n()));
+    })?;
     if !build.success {
         spinner.finish();
         return Err(Error::WorkspaceDoesNotBuild {
@@ -140,7 +142,7 @@ fn repeat(
         match subject.catches {
             None => {
                 if run.state != RunState::Passed {
-                    mark(&mut pairs[0], render::run_outcome(&run));
+                    mark(&mut pairs[0], render::run_outcome(spinner.l10n(), &run));
                 }
             }
             Some(catches) => {
@@ -153,7 +155,10 @@ fn repeat(
                     } else if !run.caught_by(test) {
                         mark(
                             pair,
-                            format!("`{test}` passed ({})", render::run_outcome(&run)),
+                            format!(
+                                "`{test}` passed ({})",
+                                render::run_outcome(spinner.l10n(), &run)
+                            ),
                         );
                     }
                 }

@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::judgement::Judgement;
 use crate::render;
 use crate::state::State;
+use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
 
@@ -24,28 +25,27 @@ use crate::workbook::Workbook;
 /// learner asks for the next one).
 pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error> {
     let stage = wb.stage(number)?;
+    let l = &wb.l10n;
     let state = State::new(&wb.state_dir);
     let total = stage.hints.len();
     if total == 0 {
-        println!("Stage {number} has no hints.");
+        println!("{}", t!(l, "hint-none", number = number));
         return Ok(());
     }
     let hints = state.hints(number)?;
     if hints.shown >= total {
         println!(
             "{}",
-            console::style(format!(
-                "That was every hint of stage {number} ({total} in all):"
-            ))
-            .bold()
+            console::style(t!(l, "hint-all-shown", number = number, count = total)).bold()
         );
         for (i, text) in stage.hints.iter().enumerate() {
             println!("{}", ui::wrap(&format!("{}. {text}", i + 1), 2));
         }
         ui::note(&ui::wrap(
-            &format!(
-                "{} shows the model answer.",
-                command(&format!("solution {number}"))
+            &t!(
+                l,
+                "hint-solution",
+                solution = command(&format!("solution {number}"))
             ),
             0,
         ));
@@ -56,10 +56,13 @@ pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error
     let index = hints.shown - 1;
     println!(
         "{}",
-        console::style(format!(
-            "Hint {} of {total} for stage {number} · {}",
-            index + 1,
-            stage.title
+        console::style(t!(
+            l,
+            "hint-title",
+            index = index + 1,
+            count = total,
+            number = number,
+            title = &stage.title
         ))
         .bold()
     );
@@ -67,13 +70,18 @@ pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error
     let note = if hints.shown < total {
         let again = match again {
             Some(key) => key.to_owned(),
-            None => format!("{} again", command(&format!("hint {number}"))),
+            None => t!(
+                l,
+                "hint-again",
+                command = command(&format!("hint {number}"))
+            ),
         };
-        format!("({again} shows the next one.)")
+        t!(l, "hint-next", again = again)
     } else {
-        format!(
-            "(That was the last hint. {} shows the model answer.)",
-            command(&format!("solution {number}"))
+        t!(
+            l,
+            "hint-last",
+            solution = command(&format!("solution {number}"))
         )
     };
     ui::note(&ui::wrap(&note, 0));
@@ -82,39 +90,45 @@ pub fn hint(wb: &Workbook, number: u32, again: Option<&str>) -> Result<(), Error
 
 /// `workbook progress`: stages done, predictions right or wrong, hints used.
 pub fn progress(wb: &Workbook) -> Result<(), Error> {
+    let l = &wb.l10n;
     let state = State::new(&wb.state_dir);
     let progress = state.progress()?;
-    let mut table = ui::table(["stage", "title", "status", "predictions", "hints"]);
+    let mut table = ui::table([
+        t!(l, "column-stage"),
+        t!(l, "column-title"),
+        t!(l, "column-status"),
+        t!(l, "column-predictions"),
+        t!(l, "column-hints"),
+    ]);
     let mut next = None;
     let mut judged = Vec::new();
     for stage in &wb.stages {
         let entry = progress.stages.get(&stage.number);
         let done = entry.is_some_and(|e| e.done);
         let status = match entry {
-            Some(e) if e.done => format!("{} done", ui::PASS),
-            Some(e) if e.runs > 0 => format!(
-                "tried ({} run{})",
-                e.runs,
-                if e.runs == 1 { "" } else { "s" }
-            ),
-            _ => "not started".to_owned(),
+            Some(e) if e.done => format!("{} {}", ui::PASS, t!(l, "status-done")),
+            Some(e) if e.runs > 0 => t!(l, "status-tried", count = e.runs),
+            _ => t!(l, "status-not-started"),
         };
         if !done && next.is_none() {
             next = Some(stage);
         }
         let results = entry.map(|e| &e.predictions);
         let predictions = match results {
-            Some(r) if !r.is_empty() => format!(
-                "{} of {} right",
-                r.values().filter(|p| p.right).count(),
-                r.len()
+            Some(r) if !r.is_empty() => t!(
+                l,
+                "predictions-right",
+                right = r.values().filter(|p| p.right).count(),
+                count = r.len()
             ),
             _ => "–".to_owned(),
         };
         if let Some(results) = results {
             for p in &stage.predictions {
                 if let Some(r) = results.get(&p.id) {
-                    judged.push((stage.number, p.question.clone(), r.clone()));
+                    let mut r = r.clone();
+                    r.answer = p.shown_answer(&r.answer).to_owned();
+                    judged.push((stage.number, p.question.clone(), r));
                 }
             }
         }
@@ -124,19 +138,25 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
             stage.title.clone(),
             status,
             predictions,
-            format!("{hints} of {}", stage.hints.len()),
+            t!(l, "hints-used", used = hints, count = stage.hints.len()),
         ]);
     }
     ui::print_table(table);
     if !judged.is_empty() {
-        let mut table = ui::table(["stage", "question", "you said", "what happened", ""]);
+        let mut table = ui::table([
+            t!(l, "column-stage"),
+            t!(l, "column-question"),
+            t!(l, "column-you-said"),
+            t!(l, "column-what-happened"),
+            String::new(),
+        ]);
         for (number, question, r) in judged {
             table.add_row([
                 number.to_string(),
                 question,
                 r.answer,
                 r.observed,
-                render::judgement(Judgement::kept(r.right)),
+                render::judgement(l, Judgement::kept(r.right)),
             ]);
         }
         ui::print_table(table);
@@ -144,13 +164,14 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
     review_progress(wb, &state)?;
     println!("{}", render::progress_bar(wb, &progress));
     let line = match next {
-        Some(stage) => format!(
-            "Next: stage {} · {}: {}.",
-            stage.number,
-            stage.title,
-            command(&format!("stage {}", stage.number))
+        Some(stage) => t!(
+            l,
+            "next-stage",
+            number = stage.number,
+            title = &stage.title,
+            how = command(&format!("stage {}", stage.number))
         ),
-        None => format!("Every stage is done. The capstone: {}.", command("review")),
+        None => t!(l, "every-stage-done", review = command("review")),
     };
     println!("{}", ui::wrap(&line, 0));
     Ok(())
@@ -163,16 +184,24 @@ fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
     }
     let review = crate::review::Review::load(&wb.root)?;
     let (scored, points, out_of) = state.reviews()?.totals(&review);
+    let l = &wb.l10n;
     let review_command = command("review");
     let line = if scored == 0 {
-        format!(
-            "Review a route ({review_command}): none of its {} routes reviewed yet.",
-            review.routes.len()
+        t!(
+            l,
+            "review-none-yet",
+            review = review_command,
+            count = review.routes.len()
         )
     } else {
-        format!(
-            "Review a route ({review_command}): {scored} of {} routes reviewed, {points} of {out_of} points.",
-            review.routes.len()
+        t!(
+            l,
+            "review-scored",
+            review = review_command,
+            scored = scored,
+            count = review.routes.len(),
+            points = points,
+            out_of = out_of
         )
     };
     println!("{}", ui::wrap(&line, 0));
@@ -183,22 +212,20 @@ fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
 /// the stage's answers, hints and progress.
 pub fn reset(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
     let stage = wb.stage(number)?;
+    let l = &wb.l10n;
     let files = stage.edit.join(", ");
     if !yes {
         let what = if stage.edit.is_empty() {
-            format!("Resetting stage {number} forgets its predictions, hints and progress.")
+            t!(l, "reset-what", number = number)
         } else {
-            format!(
-                "Resetting stage {number} restores {files} as committed (your changes there are \
-                 lost) and forgets its predictions, hints and progress."
-            )
+            t!(l, "reset-what-files", number = number, files = &files)
         };
         println!("{}", ui::wrap(&what, 0));
         if !ui::confirm(
-            &format!("Reset stage {number}?"),
+            &t!(l, "reset-confirm", number = number),
             &format!("`reset {number}`"),
         )? {
-            println!("Nothing was changed.");
+            println!("{}", t!(l, "reset-nothing-changed"));
             return Ok(());
         }
     }
@@ -222,16 +249,12 @@ pub fn reset(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
         }
     }
     State::new(&wb.state_dir).forget(number)?;
-    if stage.edit.is_empty() {
-        println!(
-            "Stage {number} is back at its start: its predictions, hints and progress are forgotten."
-        );
+    let done = if stage.edit.is_empty() {
+        t!(l, "reset-done", number = number)
     } else {
-        println!(
-            "Stage {number} is back at its start: {files} restored; its predictions, hints and \
-             progress are forgotten."
-        );
-    }
+        t!(l, "reset-done-files", number = number, files = &files)
+    };
+    println!("{}", ui::wrap(&done, 0));
     Ok(())
 }
 
@@ -239,6 +262,7 @@ pub fn reset(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
 /// confirmation.
 pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
     let stage = wb.stage(number)?;
+    let l = &wb.l10n;
     let state = State::new(&wb.state_dir);
     let done = state
         .progress()?
@@ -246,15 +270,15 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
         .get(&number)
         .is_some_and(|p| p.done);
     if !done && !yes {
-        let question =
-            format!("You have not passed stage {number} yet. Show its model answer anyway?");
-        if !ui::confirm(
-            &question,
-            &format!("`solution {number}` before stage {number} passes"),
-        )? {
+        let question = t!(l, "solution-confirm", number = number);
+        if !ui::confirm(&question, &t!(l, "solution-confirm-what", number = number))? {
             println!(
-                "Not shown. {} gives a hint instead.",
-                command(&format!("hint {number}"))
+                "{}",
+                t!(
+                    l,
+                    "solution-not-shown",
+                    hint = command(&format!("hint {number}"))
+                )
             );
             return Ok(());
         }
@@ -264,9 +288,12 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
     let files = solution_files(&dir);
     println!(
         "{}",
-        console::style(format!(
-            "The model answer of stage {number} · {} ({})",
-            stage.title, stage.solution
+        console::style(t!(
+            l,
+            "solution-title",
+            number = number,
+            title = &stage.title,
+            package = &stage.solution
         ))
         .bold()
     );

@@ -16,6 +16,7 @@ use crate::run::{PackageRun, build_and_run};
 use crate::state::{State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+use crate::{l10n::Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct ReviewOptions {
@@ -31,12 +32,13 @@ pub struct ReviewOptions {
 /// Runs the review; true when it went through (and, with `--evidence`, when the
 /// evidence agrees with the answer key).
 pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
-    let review = Review::load(&wb.root)?;
+    let l = &wb.l10n;
+    let review = Review::load_in(&wb.root, l.lang())?;
     let routes = selected(&review, options.route.as_deref())?;
     let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
     if options.evidence_only || !crate::environment::can_ask() {
         if !options.evidence_only {
-            ui::note("(Nobody can answer here, no terminal: showing the evidence only.)");
+            ui::note(&t!(l, "review-evidence-only"));
         }
         return evidence_table(wb, &review, &routes, &cargo, options.timeout);
     }
@@ -54,20 +56,24 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
         .filter(|r| !reviews.routes.contains_key(&r.name))
         .collect();
     if open.is_empty() {
-        show_summary(&review, &reviews);
+        show_summary(l, &review, &reviews);
         ui::note(&format!(
-            "  Every route is reviewed. {} starts over.",
-            crate::environment::command("review --again")
+            "  {}",
+            t!(
+                l,
+                "review-all-reviewed",
+                again = crate::environment::command("review --again")
+            )
         ));
         return Ok(true);
     }
-    introduce(&review, open.len());
+    introduce(l, &review, open.len());
     // Build every route while the learner reads the first one.
     let mut build = prebuild(&cargo, &open);
     for (i, route) in open.iter().enumerate() {
         let source = read_route(wb, route)?;
-        show_route(route, &source);
-        let answers = ask(&review, route, &source)?;
+        show_route(l, route, &source);
+        let answers = ask(l, &review, route, &source)?;
         reviews.routes.insert(
             route.name.clone(),
             RouteReview {
@@ -78,25 +84,25 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
         );
         state.save_reviews(&reviews)?;
 
-        let mut spinner = Spinner::new();
+        let mut spinner = Spinner::speaking(l);
         if let Some(mut child) = build.take() {
-            spinner.phase("Finishing the build of the routes (started while you read)");
+            spinner.phase(&t!(l, "review-finishing-build"));
             let _ = child.wait();
         }
         let run = run_route(&cargo, &state, route, options.timeout, &mut spinner);
         spinner.finish();
         let run = run?;
         let evidence = Evidence::of(&review, &run);
-        let score = show_verdicts(&review, route, &source, &answers, &evidence);
+        let score = show_verdicts(l, &review, route, &source, &answers, &evidence);
         if let Some(entry) = reviews.routes.get_mut(&route.name) {
             entry.score = Some(score);
         }
         state.save_reviews(&reviews)?;
-        if i + 1 < open.len() && !ui::confirm("Next route?", "the next route")? {
+        if i + 1 < open.len() && !ui::confirm(&t!(l, "review-next-route"), "the next route")? {
             break;
         }
     }
-    show_summary(&review, &reviews);
+    show_summary(l, &review, &reviews);
     Ok(true)
 }
 
@@ -158,40 +164,30 @@ fn run_route(
         file.path(),
         timeout,
         spinner,
-        &format!("route {} against the checklist's tests", route.name),
+        &t!(spinner.l10n(), "review-running-route", name = &route.name),
         None,
     )
 }
 
-fn introduce(review: &Review, count: usize) {
+fn introduce(l: &Localiser, review: &Review, count: usize) {
+    println!("{}", console::style(t!(l, "review-title")).bold().cyan());
     println!(
         "{}",
-        console::style("Review a route · the capstone")
-            .bold()
-            .cyan()
-    );
-    println!(
-        "{}",
-        ui::wrap(
-            &format!(
-                "{count} route{} of `POST /payments`, one at a time. Read each as a reviewer \
-                 would, and say of each item below whether the route gets it right \
-                 (correct), gets it wrong (incorrect: say the line), or does not do it at \
-                 all (absent). Then the route runs for real, on PostgreSQL, and its tests \
-                 say what really happens.",
-                if count == 1 { "" } else { "s" }
-            ),
-            2
-        )
+        ui::wrap(&t!(l, "review-introduction", count = count), 2)
     );
     for item in &review.items {
-        println!("{}", ui::wrap(&format!("· {}", item.question), 4));
+        println!("{}", ui::hanging("    · ", &item.question));
     }
 }
 
-fn show_route(route: &Route, source: &str) {
+fn show_route(l: &Localiser, route: &Route, source: &str) {
     println!();
-    ui::heading(&format!("Route {} ({})", route.name, route.file.display()));
+    ui::heading(&t!(
+        l,
+        "review-route-heading",
+        name = &route.name,
+        file = route.file.display().to_string()
+    ));
     show_lines(source, 0, usize::MAX);
 }
 
@@ -207,19 +203,20 @@ fn show_lines(source: &str, from: usize, count: usize) {
 }
 
 fn ask(
+    l: &Localiser,
     review: &Review,
     route: &Route,
     source: &str,
 ) -> Result<BTreeMap<String, ReviewAnswer>, Error> {
     println!();
-    ui::heading(&format!("Your review of route {}", route.name));
+    ui::heading(&t!(l, "review-yours-heading", name = &route.name));
     let labels: Vec<String> = Verdict::ALL
         .iter()
         .map(|v| match v {
-            Verdict::Correct => "correct: it does this, and right".to_owned(),
-            Verdict::Incorrect => "incorrect: it does this, wrong (you give the line)".to_owned(),
-            Verdict::Absent => "absent: nothing in it does this".to_owned(),
-            Verdict::NotApplicable => "not applicable: the question does not arise here".to_owned(),
+            Verdict::Correct => t!(l, "review-choice-correct"),
+            Verdict::Incorrect => t!(l, "review-choice-incorrect"),
+            Verdict::Absent => t!(l, "review-choice-absent"),
+            Verdict::NotApplicable => t!(l, "review-choice-not-applicable"),
         })
         .collect();
     let mut answers = BTreeMap::new();
@@ -231,9 +228,9 @@ fn ask(
         );
         // "Not applicable" is offered only where it may be the answer.
         let offered = if item.may_not_apply { 4 } else { 3 };
-        let verdict = Verdict::ALL[ui::select("Route's answer", &labels[..offered])?];
+        let verdict = Verdict::ALL[ui::select(&t!(l, "review-prompt"), &labels[..offered])?];
         let line = if verdict == Verdict::Incorrect {
-            ask_line(item, source)?
+            ask_line(l, item, source)?
         } else {
             None
         };
@@ -245,7 +242,7 @@ fn ask(
 /// Asks which line is wrong, with the route on screen a page at a time (a
 /// page fits the terminal, whatever its height): `m` shows the next page, `b`
 /// the one before.
-fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
+fn ask_line(l: &Localiser, item: &Item, source: &str) -> Result<Option<usize>, Error> {
     let total = source.lines().count();
     let rows = usize::from(console::Term::stdout().size().0);
     // The question, the page's heading and the prompt stay on screen too.
@@ -254,18 +251,21 @@ fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
     loop {
         let to = (from + page).min(total);
         println!();
-        ui::note(&format!(
-            "Route, lines {}–{to} of {total} ({}):",
-            from + 1,
-            item.label
+        ui::note(&t!(
+            l,
+            "review-lines",
+            from = from + 1,
+            to = to,
+            total = total,
+            item = &item.label
         ));
         show_lines(source, from, page);
-        let more = if total > page {
-            "; m: more lines, b: back"
+        let prompt = if total > page {
+            t!(l, "review-which-line-paged")
         } else {
-            ""
+            t!(l, "review-which-line")
         };
-        let Some(text) = ui::line(&format!("Which line? (a number; Enter to skip{more})"))? else {
+        let Some(text) = ui::line(&prompt)? else {
             return Ok(None);
         };
         match text.as_str() {
@@ -274,7 +274,13 @@ fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
             _ => match text.parse::<usize>() {
                 Ok(line) if (1..=total).contains(&line) => return Ok(Some(line)),
                 _ => ui::note(&format!(
-                    "  {text:?} is not a line of the route (1 to {total})."
+                    "  {}",
+                    t!(
+                        l,
+                        "review-not-a-line",
+                        text = format!("{text:?}"),
+                        total = total
+                    )
                 )),
             },
         }
@@ -283,47 +289,56 @@ fn ask_line(item: &Item, source: &str) -> Result<Option<usize>, Error> {
 
 /// The review beside the evidence, item by item; returns (points, out of).
 fn show_verdicts(
+    l: &Localiser,
     review: &Review,
     route: &Route,
     source: &str,
     answers: &BTreeMap<String, ReviewAnswer>,
     evidence: &BTreeMap<String, Evidence>,
 ) -> (u32, u32) {
-    ui::heading(&format!(
-        "Route {}: your review, and what really happened",
-        route.name
-    ));
-    let mut table = ui::table(["item", "you said", "what happened", ""]);
+    ui::heading(&t!(l, "review-verdicts-heading", name = &route.name));
+    let mut table = ui::table([
+        t!(l, "column-item"),
+        t!(l, "column-you-said"),
+        t!(l, "column-what-happened"),
+        String::new(),
+    ]);
     ui::at_least(&mut table, 2, 55);
     let (mut points, mut out_of) = (0, 0);
     for item in &review.items {
         let key = route.broken.get(&item.id);
         let said = answers
             .get(&item.id)
-            .map_or("(not asked)".to_owned(), |a| match a.line {
-                Some(line) => format!("{}, line {line}", a.verdict.word()),
-                None => a.verdict.word().to_owned(),
+            .map_or(t!(l, "predictions-not-asked"), |a| match a.line {
+                Some(line) => t!(
+                    l,
+                    "review-said-line",
+                    verdict = a.verdict.said(l),
+                    line = line
+                ),
+                None => a.verdict.said(l),
             });
         let happened = match (evidence.get(&item.id), key) {
             (Some(Evidence::Broken(seen)), Some(fault)) => {
                 let place = lines(source, fault)
-                    .map(|(a, b)| format!(" (lines {a}–{b})"))
+                    .map(|(a, b)| {
+                        format!(" {}", t!(l, "review-lines-between", first = a, last = b))
+                    })
                     .unwrap_or_default();
                 format!(
-                    "{}{place}: {seen}\n{}\nFix: {} Stage {} teaches it.",
-                    fault.verdict.word(),
+                    "{}{place}: {seen}\n{}\n{}",
+                    fault.verdict.said(l),
                     fault.why,
-                    item.fix,
-                    item.stage
+                    t!(l, "review-fix", fix = &item.fix, stage = item.stage)
                 )
             }
-            (Some(Evidence::Broken(seen)), None) => format!("broken: {seen}"),
+            (Some(Evidence::Broken(seen)), None) => t!(l, "review-broken", seen = seen),
             (Some(Evidence::Holds), _) if !route.applies(item) => {
-                "not applicable: the route calls nothing outside the database".to_owned()
+                t!(l, "review-holds-not-applicable")
             }
-            (Some(Evidence::Holds), _) => "correct: its test passes".to_owned(),
-            (Some(Evidence::Unknown(why)), _) => format!("unknown: {why}"),
-            (None, _) => "unknown: not run".to_owned(),
+            (Some(Evidence::Holds), _) => t!(l, "review-holds"),
+            (Some(Evidence::Unknown(why)), _) => t!(l, "review-unknown", why = why),
+            (None, _) => t!(l, "review-not-run"),
         };
         let mark = match answers.get(&item.id) {
             Some(answer) => {
@@ -332,7 +347,13 @@ fn show_verdicts(
                 points += p;
                 out_of += of;
                 match (grade.verdict_right, grade.line_right) {
-                    (true, Some(false)) => format!("{} (line {})", ui::PASS, ui::FAIL),
+                    (true, Some(false)) => {
+                        format!(
+                            "{} ({})",
+                            ui::PASS,
+                            t!(l, "review-line-wrong", mark = ui::FAIL)
+                        )
+                    }
                     (true, _) => ui::PASS.to_owned(),
                     (false, _) => ui::FAIL.to_owned(),
                 }
@@ -343,31 +364,36 @@ fn show_verdicts(
     }
     ui::print_table(table);
     ui::note(&ui::wrap(
-        &format!(
-            "{points} of {out_of} points for route {} (one per item judged right; one more \
-             for the line of each fault that is in the code).",
-            route.name
+        &t!(
+            l,
+            "review-points",
+            points = points,
+            out_of = out_of,
+            name = &route.name
         ),
         2,
     ));
     (points, out_of)
 }
 
-fn show_summary(review: &Review, reviews: &crate::review::Reviews) {
-    ui::heading("Your reviews");
-    let mut table = ui::table(["route", "points"]);
+fn show_summary(l: &Localiser, review: &Review, reviews: &crate::review::Reviews) {
+    ui::heading(&t!(l, "review-summary-heading"));
+    let mut table = ui::table([t!(l, "column-route"), t!(l, "column-points")]);
     for route in &review.routes {
         let shown = match reviews.routes.get(&route.name).map(|r| r.score) {
-            Some(Some((p, of))) => format!("{p} of {of}"),
-            Some(None) => "not run yet".to_owned(),
-            None => "not reviewed".to_owned(),
+            Some(Some((p, of))) => t!(l, "review-score", points = p, out_of = of),
+            Some(None) => t!(l, "review-not-run-yet"),
+            None => t!(l, "review-not-reviewed"),
         };
         table.add_row([route.name.clone(), shown]);
     }
     let (_, points, out_of) = reviews.totals(review);
     ui::print_table(table);
     if out_of > 0 {
-        ui::note(&format!("  In all: {points} of {out_of} points."));
+        ui::note(&format!(
+            "  {}",
+            t!(l, "review-in-all", points = points, out_of = out_of)
+        ));
     }
 }
 
@@ -379,8 +405,9 @@ fn evidence_table(
     cargo: &Cargo,
     timeout: Duration,
 ) -> Result<bool, Error> {
+    let l = &wb.l10n;
     let state = State::new(&wb.state_dir);
-    let mut spinner = Spinner::new();
+    let mut spinner = Spinner::speaking(l);
     let mut rows = Vec::new();
     for route in routes {
         let run = run_route(cargo, &state, route, timeout, &mut spinner);
@@ -394,12 +421,12 @@ fn evidence_table(
         rows.push((*route, Evidence::of(review, &run)));
     }
     spinner.finish();
-    ui::heading("The routes, run: what their tests find broken");
+    ui::heading(&t!(l, "evidence-heading"));
     let mut table = ui::table([
-        "route",
-        "broken, by the evidence",
-        "what was observed",
-        "key",
+        t!(l, "column-route"),
+        t!(l, "evidence-column-broken"),
+        t!(l, "evidence-column-observed"),
+        t!(l, "evidence-column-key"),
     ]);
     let mut agree = true;
     for (route, evidence) in &rows {
@@ -420,17 +447,17 @@ fn evidence_table(
         table.add_row([
             route.name.clone(),
             if broken.is_empty() {
-                "none".to_owned()
+                t!(l, "evidence-none")
             } else {
                 broken.join("\n")
             },
             if observed.is_empty() {
-                "every test passes".to_owned()
+                t!(l, "evidence-every-test-passes")
             } else {
                 observed.join("\n")
             },
             if problems.is_empty() {
-                format!("{} agrees", ui::PASS)
+                format!("{} {}", ui::PASS, t!(l, "evidence-agrees"))
             } else {
                 format!("{} {}", ui::FAIL, problems.join("\n"))
             },

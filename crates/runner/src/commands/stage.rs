@@ -14,6 +14,7 @@ use crate::stages::{Prediction, Stage};
 use crate::state::{Answer, Answers, PredictionResult, Progress, State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+use crate::{l10n::Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct StageOptions {
@@ -29,16 +30,17 @@ pub struct StageOptions {
 /// Runs stage `number`; true when every test passed.
 pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Error> {
     let stage = wb.stage(number)?;
+    let l = &wb.l10n;
     let state = State::new(&wb.state_dir);
     render::stage_header(wb, stage);
     // A state file that cannot be read stops the run now, not after the tests.
     state.check_readable(number)?;
 
-    let answers = predictions(&state, stage, &options)?;
+    let answers = predictions(l, &state, stage, &options)?;
     let started = Instant::now();
     let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
     let file = state.run_file(&format!("stage-{number}"))?;
-    let mut spinner = Spinner::new();
+    let mut spinner = Spinner::speaking(l);
     let run = build_and_run(
         &cargo,
         Targets::Test {
@@ -48,7 +50,7 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
         file.path(),
         options.timeout,
         &mut spinner,
-        &format!("the stage {number} tests (PostgreSQL starts first)"),
+        &t!(l, "running-stage-tests", number = number),
         Some(&state),
     );
     let run = match run {
@@ -58,20 +60,28 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
             return Err(e);
         }
     };
-    let others = observed_by_runs(&cargo, &state, stage, &run, options.timeout, &mut spinner)?;
+    let others = observed_by_runs(
+        l,
+        &cargo,
+        &state,
+        stage,
+        &run,
+        options.timeout,
+        &mut spinner,
+    )?;
     spinner.finish();
     let _ = state.keep_observations(number, file);
 
     if let RunState::CompileError | RunState::NotBuilt(_) = run.state {
-        render::build_failure(stage, &run, options.watching);
+        render::build_failure(l, stage, &run, options.watching);
         record_run(&state, number, false, &BTreeMap::new())?;
         return Ok(false);
     }
     render::harness_notes(&run.observations);
-    render::observations(stage, &run.observations);
+    render::observations(l, stage, &run.observations);
     let judged = judge(stage, &answers, &run.observations, &others);
-    render::predictions(&judged);
-    let results = results(&judged);
+    render::predictions(l, &judged);
+    let results = results(l, &judged);
     let passed = run.state == RunState::Passed;
     let kept = state.progress()?;
     let judged_before = kept.stages.get(&number).map_or(0, |p| {
@@ -82,10 +92,10 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
             .count()
     });
     if passed || results.len() + judged_before == stage.predictions.len() {
-        render::outcome(stage);
+        render::outcome(l, stage);
     }
-    render::tests(&run);
-    render::verdict(stage, &run, started.elapsed(), options.watching);
+    render::tests(l, &run);
+    render::verdict(l, stage, &run, started.elapsed(), options.watching);
     let progress = record_run(&state, number, passed, &results)?;
     if passed {
         let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);
@@ -124,7 +134,7 @@ fn judge<'a>(
 }
 
 /// The judged predictions, as progress keeps them.
-fn results(judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
+fn results(l: &Localiser, judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
     judged
         .iter()
         .filter(|j| j.judgement.is_judged())
@@ -134,7 +144,7 @@ fn results(judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
                 j.prediction.id.clone(),
                 PredictionResult {
                     answer: answer.answer.clone(),
-                    observed: render::happened(j.prediction, &j.seen),
+                    observed: render::happened(l, j.prediction, &j.seen),
                     right: j.judgement == Judgement::Right,
                 },
             ))
@@ -144,7 +154,12 @@ fn results(judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
 
 /// The saved answers, after asking the questions that have none, when someone
 /// can answer.
-fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<Answers, Error> {
+fn predictions(
+    l: &Localiser,
+    state: &State,
+    stage: &Stage,
+    options: &StageOptions,
+) -> Result<Answers, Error> {
     let mut answers = state.answers(stage.number)?;
     let open: Vec<&Prediction> = stage
         .predictions
@@ -156,9 +171,10 @@ fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<A
     }
     if open.is_empty() {
         ui::note(&ui::wrap(
-            &format!(
-                "(Your predictions from your first run are kept; {} forgets them.)",
-                command(&format!("reset {}", stage.number))
+            &t!(
+                l,
+                "predictions-kept",
+                reset = command(&format!("reset {}", stage.number))
             ),
             2,
         ));
@@ -166,25 +182,30 @@ fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<A
     }
     if !options.ask {
         if let Some(reason) = &options.quiet_reason {
-            ui::note(&format!("  (Predictions not asked: {reason}.)"));
+            ui::note(&format!(
+                "  {}",
+                t!(l, "predictions-not-asked-because", reason = reason)
+            ));
         }
         return Ok(answers);
     }
-    ui::heading("Before anything runs: what do you predict?");
+    ui::heading(&t!(l, "predict-heading"));
     let count = open.len();
     for (i, p) in open.into_iter().enumerate() {
-        let labels: Vec<String> = p.choices.iter().map(|c| c.label.clone()).collect();
+        let labels: Vec<String> = p.choices.iter().map(|c| c.shown.clone()).collect();
         // The question is printed (wrapped) above a short prompt: a prompt that
         // wraps confuses the terminal's redraw.
         let number = format!("{}/{count} ", i + 1);
         let question = ui::hanging(&number, &p.question);
         println!("{}", console::style(question).bold());
-        let chosen = ui::select("Your prediction", &labels)?;
-        let why = ui::line("Why? (optional, Enter to skip)")?;
+        let chosen = ui::select(&t!(l, "predict-prompt"), &labels)?;
+        let why = ui::line(&t!(l, "predict-why"))?;
         answers.answers.push(Answer {
             id: p.id.clone(),
             question: p.question.clone(),
-            answer: labels[chosen].clone(),
+            // The choice's identity, not the words it was shown in: the answer
+            // is judged the same in any language.
+            answer: p.choices[chosen].label.clone(),
             why,
             answered_at: now(),
         });
@@ -196,6 +217,7 @@ fn predictions(state: &State, stage: &Stage, options: &StageOptions) -> Result<A
 /// Runs the packages some predictions take their figures from (`observed_by`),
 /// reusing the last figures while the package's test executables are unchanged.
 fn observed_by_runs(
+    l: &Localiser,
     cargo: &Cargo,
     state: &State,
     stage: &Stage,
@@ -215,8 +237,10 @@ fn observed_by_runs(
             out.insert(package.to_owned(), main.observations.clone());
             continue;
         }
-        spinner.phase(&format!("Building {package}"));
-        let build = cargo.build(Targets::Package(package), &mut |s| spinner.detail(s))?;
+        spinner.phase(&t!(l, "building-package", package = package));
+        let build = cargo.build(Targets::Package(package), &mut |status| {
+            spinner.detail(&status.said(l));
+        })?;
         let key = executables_key(&build.executables, package);
         if let Some(cached) = state.observed_by(stage.number, package, &key) {
             out.insert(package.to_owned(), cached);
@@ -229,7 +253,7 @@ fn observed_by_runs(
             file.path(),
             timeout,
             spinner,
-            &format!("{package} (for the predictions)"),
+            &t!(l, "running-for-predictions", package = package),
             None,
         )?;
         let finished = !matches!(

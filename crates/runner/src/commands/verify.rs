@@ -11,14 +11,15 @@ use std::time::{Duration, Instant};
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::judgement::{Judgement, Seen};
+use crate::l10n::{Lang, Localiser};
 use crate::render;
-use crate::review::{self, Evidence, Review, disagreements};
+use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run, run_built};
-use crate::stages::{Observed, Stage};
+use crate::stages::{self, Observed, Stage};
 use crate::state::State;
-use crate::supervise;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+use crate::{supervise, twins};
 
 #[derive(Debug, Clone)]
 struct Check {
@@ -123,6 +124,7 @@ impl Verifier<'_> {
                 self.wb.shown(&self.wb.stages_file)
             ),
         );
+        self.twins();
         let stages = self.wb.stages.clone();
         for stage in &stages {
             let mut problems = stage.problems();
@@ -149,6 +151,45 @@ impl Verifier<'_> {
                 detail,
             );
         }
+    }
+
+    /// Every learner text of stages.toml has its twin in each other language.
+    fn twins(&mut self) {
+        let lang = Lang::BrazilianPortuguese;
+        let shown = self.wb.shown(&twins::path(&self.wb.stages_file, lang));
+        // The English texts, whatever language this run speaks.
+        let found = stages::load(&self.wb.stages_file).and_then(|english| {
+            let twin = twins::load(&self.wb.stages_file, lang)?;
+            Ok(twin.map(|twin| twins::problems(&english, &twin, &shown)))
+        });
+        self.twin_check(&shown, "stages.toml", found);
+        if Review::file(&self.wb.root).exists() {
+            let shown = self.wb.shown(&ReviewTwin::file(&self.wb.root, lang));
+            let found = Review::load(&self.wb.root).and_then(|review| {
+                let twin = ReviewTwin::load(&self.wb.root, lang)?;
+                Ok(twin.map(|twin| twin.problems(&review, &shown)))
+            });
+            self.twin_check(&shown, "review/review.toml", found);
+        }
+    }
+
+    /// One check: the twin `shown` of `english` exists and mirrors it (`found`:
+    /// its problems, `None` when there is no such file).
+    fn twin_check(
+        &mut self,
+        shown: &str,
+        english: &str,
+        found: Result<Option<Vec<String>>, Error>,
+    ) {
+        let problems = match found {
+            Ok(Some(problems)) => problems,
+            Ok(None) => vec![format!(
+                "{shown} does not exist: every learner text of {english} needs its twin there"
+            )],
+            Err(e) => vec![e.to_string()],
+        };
+        let what = format!("{shown} translates every text of {english}");
+        self.check(None, &what, problems.is_empty(), problems.join("; "));
     }
 
     /// Runs `targets`' executables from the workspace build. A separate
@@ -260,7 +301,7 @@ impl Verifier<'_> {
                 solution.run_time.as_secs_f64()
             )
         } else {
-            render::why_not_passing(&solution)
+            render::why_not_passing(&Localiser::english(), &solution)
         };
         self.check(
             Some(n),
@@ -459,7 +500,7 @@ impl Verifier<'_> {
 /// Whether a run failed as an exercise should, and how it ended.
 fn fails_as_intended(run: &PackageRun) -> (bool, String) {
     let ok = run.fails_as_intended();
-    let mut detail = render::run_outcome(run);
+    let mut detail = render::run_outcome(&Localiser::english(), run);
     if run.state == RunState::Passed {
         detail.push_str(", so it teaches nothing");
     }

@@ -26,6 +26,7 @@ use crate::environment::{self, command};
 use crate::error::Error;
 use crate::render;
 use crate::state::State;
+use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
 
@@ -55,6 +56,7 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
     let mut stdin_open = true;
     let mut number = number;
     let state = State::new(&wb.state_dir);
+    let l = &wb.l10n;
     loop {
         let stage_meta = wb.stage(number)?;
         let cargo = Cargo::new(&wb.root, false);
@@ -68,9 +70,10 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
         let options = StageOptions {
             ask: can_ask,
             quiet_reason: (!can_ask).then(|| {
-                format!(
-                    "no terminal to answer them; run {} once to predict",
-                    command(&format!("stage {number}"))
+                t!(
+                    l,
+                    "quiet-watching",
+                    stage = command(&format!("stage {number}"))
                 )
             }),
             timeout,
@@ -79,7 +82,7 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
         let passed = match stage::run(wb, number, options) {
             Ok(passed) => passed,
             Err(e) => {
-                println!("{} {e}", ui::bad("error:"));
+                println!("{} {}", ui::bad(&t!(l, "error-label")), e.said(l));
                 false
             }
         };
@@ -112,8 +115,8 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
                 Some(Key::Rerun) => break,
                 Some(Key::Hint) => {
                     println!();
-                    if let Err(e) = hint(wb, number, Some("h again")) {
-                        println!("{} {e}", ui::bad("error:"));
+                    if let Err(e) = hint(wb, number, Some(&t!(l, "watch-h-again"))) {
+                        println!("{} {}", ui::bad(&t!(l, "error-label")), e.said(l));
                     }
                 }
                 Some(Key::Next) => match next {
@@ -126,10 +129,8 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
                     }
                     _ => {
                         ui::note(&match next {
-                            Some(_) => format!(
-                                "(Stage {number} does not pass yet: n goes on once it does.)"
-                            ),
-                            None => "(That was the last stage.)".to_owned(),
+                            Some(_) => t!(l, "watch-not-passing-yet", number = number),
+                            None => t!(l, "watch-last-stage"),
                         });
                         // The keys' thread ended with `n`: a new one.
                         *keys_now = keyboard(key_mode.is_some(), key_mode.is_none());
@@ -148,15 +149,18 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
 
 /// The keys line under the progress bar.
 fn legend(wb: &Workbook, dir: &Path, passed: bool, next: Option<u32>) -> String {
+    let l = &wb.l10n;
     let next = match next {
-        Some(n) if passed => format!("n: on to stage {n} · "),
-        Some(_) => "n: the next stage, once this one passes · ".to_owned(),
+        Some(n) if passed => format!("{} · ", t!(l, "watch-key-next", number = n)),
+        Some(_) => format!("{} · ", t!(l, "watch-key-next-later")),
         None => String::new(),
     };
     ui::wrap(
-        &format!(
-            "Watching {}/: save a file to rerun. Keys: h: a hint · {next}r: rerun · q: quit",
-            wb.shown(dir)
+        &t!(
+            l,
+            "watch-legend",
+            dir = format!("{}/", wb.shown(dir)),
+            next = next
         ),
         0,
     )

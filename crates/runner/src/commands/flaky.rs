@@ -151,7 +151,7 @@ fn repeat(
                 let judged = run.fails_as_intended();
                 for (pair, test) in pairs.iter_mut().zip(catches) {
                     if !judged {
-                        mark(pair, render::run_outcome(&run));
+                        mark(pair, render::run_outcome(spinner.l10n(), &run));
                     } else if !run.caught_by(test) {
                         mark(
                             pair,

@@ -439,7 +439,7 @@ def retrying_client_varying(seen, t):
 
 def key_per_client_section(seen, t):
     stage8_attempts = source_value(
-        "solutions/stage8-key-per-client/src/lib.rs",
+        "solutions/stage8-key-per-client/src/route.rs",
         r"attempts: (\d+),",
         "stage 8's default number of attempts",
     )
@@ -482,7 +482,7 @@ def key_per_client_section(seen, t):
 
 def expiry_section(seen, t):
     stage9_hours = int(source_value(
-        "solutions/stage9-expiry/src/lib.rs",
+        "solutions/stage9-expiry/src/route.rs",
         r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
         "stage 9's default retention",
     ))

@@ -10,8 +10,8 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use harness::{
-    Outcome, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
-    within,
+    Answer, Call, Outcome, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently,
+    fire_while_first_is_held, within,
 };
 use payment_model::Reply;
 use rstest::rstest;
@@ -44,57 +44,7 @@ async fn database() -> TestDb {
 }
 
 async fn serve(router: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
-    tokio::spawn(async move {
-        if let Err(e) = stage12::serve(listener, router).await {
-            panic!("the server stopped: {e}");
-        }
-    });
-    addr
-}
-
-/// What came back: status, the headers that matter here, and the JSON body.
-#[derive(Debug, Clone, PartialEq)]
-struct Answer {
-    status: u16,
-    content_type: String,
-    /// `Idempotent-Replayed`, if present.
-    replayed: Option<String>,
-    location: Option<String>,
-    body: Value,
-}
-
-impl Answer {
-    fn reply(&self) -> Reply {
-        Reply {
-            status: self.status,
-            body: self.body.clone(),
-        }
-    }
-
-    /// An empty body (axum's 405) is `null`; any other must be JSON.
-    fn of(status: u16, header: impl Fn(&str) -> Option<String>, text: &[u8]) -> Self {
-        let body = if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(text).unwrap_or_else(|_| {
-                panic!(
-                    "the body is not JSON: {:?} (status {status})",
-                    String::from_utf8_lossy(text)
-                )
-            })
-        };
-        Self {
-            status,
-            content_type: header("content-type").unwrap_or_default(),
-            replayed: header("idempotent-replayed"),
-            location: header("location"),
-            body,
-        }
-    }
+    harness::serve(|listener| stage12::serve(listener, router)).await
 }
 
 /// `POST path` over HTTP.
@@ -117,30 +67,11 @@ async fn call(
     key: Option<&str>,
     body: &str,
 ) -> Answer {
-    let mut request = reqwest::Client::new()
-        .request(method.clone(), format!("http://{addr}{path}"))
-        .header("content-type", "application/json")
-        .body(body.to_owned());
-    if let Some(authorization) = authorization {
-        request = request.header("authorization", authorization);
-    }
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => panic!(
-            "{method} {path} got no HTTP answer ({e}); did the layer panic (a todo!() not yet written)?"
-        ),
-    };
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let text = response.bytes().await.expect("the body arrives");
-    Answer::of(
-        status,
-        |name| Some(headers.get(name)?.to_str().ok()?.to_owned()),
-        &text,
-    )
+    Call::new(addr, method, path, body)
+        .authorization(authorization)
+        .key(key)
+        .send()
+        .await
 }
 
 /// `POST /payments` by client A with `key`, as a request value: for the tests

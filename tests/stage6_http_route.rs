@@ -4,70 +4,23 @@
 use std::net::SocketAddr;
 use std::sync::LazyLock;
 
-use harness::{PoolSize, TestDb, fire_concurrently, reference_schema};
+use harness::{Answer, Call, PoolSize, TestDb, fire_concurrently, reference_schema};
 use rstest::rstest;
 use serde_json::Value;
 
 /// The route, served on 127.0.0.1 for as long as the test runs.
 async fn serve(db: &TestDb) -> SocketAddr {
-    let pool = db.pool(PoolSize::of(10));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
-    tokio::spawn(async move { axum_serve(listener, stage6::router(pool)).await });
-    addr
-}
-
-async fn axum_serve(listener: tokio::net::TcpListener, router: stage6::Router) {
-    if let Err(e) = stage6::serve(listener, router).await {
-        panic!("the server stopped: {e}");
-    }
-}
-
-/// What came back: status, content type, and the JSON body.
-#[derive(Debug, Clone, PartialEq)]
-struct Answer {
-    status: u16,
-    content_type: String,
-    body: Value,
+    let router = stage6::router(db.pool(PoolSize::of(10)));
+    harness::serve(|listener| stage6::serve(listener, router)).await
 }
 
 async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Answer {
-    post_with_key_lines(addr, key.as_slice(), body).await
+    Call::post(addr, "/payments", body).key(key).send().await
 }
 
 /// POST /payments with one `Idempotency-Key` field line per item of `keys`.
 async fn post_with_key_lines(addr: SocketAddr, keys: &[&str], body: &str) -> Answer {
-    let mut request = reqwest::Client::new()
-        .post(format!("http://{addr}/payments"))
-        .header("content-type", "application/json")
-        .body(body.to_owned());
-    for key in keys {
-        // `header` appends: two calls send two field lines.
-        request = request.header("idempotency-key", *key);
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => panic!(
-            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
-        ),
-    };
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let text = response.text().await.expect("the body arrives");
-    let body = serde_json::from_str(&text)
-        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
-    Answer {
-        status,
-        content_type,
-        body,
-    }
+    Call::post(addr, "/payments", body).keys(keys).send().await
 }
 
 const BODY: &str = r#"{"orderId":1,"amount":100}"#;

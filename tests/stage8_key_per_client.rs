@@ -4,10 +4,10 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use harness::{Outcome, PoolSize, Schema, TestDb, fire_concurrently, fire_while_first_is_held};
-use payment_model::Reply;
+use harness::{
+    Answer, Call, Outcome, PoolSize, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
+};
 use rstest::rstest;
-use serde_json::Value;
 
 /// The stage's tables, from the package under test.
 fn schema() -> Schema {
@@ -42,37 +42,7 @@ async fn started(config: stage8::Config, pool: PoolSize) -> (TestDb, SocketAddr)
 }
 
 async fn serve(router: stage8::Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
-    tokio::spawn(async move {
-        if let Err(e) = stage8::serve(listener, router).await {
-            panic!("the server stopped: {e}");
-        }
-    });
-    addr
-}
-
-/// What came back: status, the headers that matter here, and the JSON body.
-#[derive(Debug, Clone, PartialEq)]
-struct Answer {
-    status: u16,
-    content_type: String,
-    /// `Idempotent-Replayed`, if present.
-    replayed: Option<String>,
-    /// `WWW-Authenticate`, if present.
-    challenge: Option<String>,
-    body: Value,
-}
-
-impl Answer {
-    fn reply(&self) -> Reply {
-        Reply {
-            status: self.status,
-            body: self.body.clone(),
-        }
-    }
+    harness::serve(|listener| stage8::serve(listener, router)).await
 }
 
 async fn post(
@@ -81,43 +51,11 @@ async fn post(
     key: Option<&str>,
     body: &str,
 ) -> Answer {
-    let mut request = reqwest::Client::new()
-        .post(format!("http://{addr}/payments"))
-        .header("content-type", "application/json")
-        .body(body.to_owned());
-    if let Some(authorization) = authorization {
-        request = request.header("authorization", authorization);
-    }
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => panic!(
-            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
-        ),
-    };
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    let status = response.status().as_u16();
-    let content_type = header("content-type").unwrap_or_default();
-    let replayed = header("idempotent-replayed");
-    let challenge = header("www-authenticate");
-    let text = response.text().await.expect("the body arrives");
-    let body = serde_json::from_str(&text)
-        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
-    Answer {
-        status,
-        content_type,
-        replayed,
-        challenge,
-        body,
-    }
+    Call::post(addr, "/payments", body)
+        .authorization(authorization)
+        .key(key)
+        .send()
+        .await
 }
 
 /// Payments made for each client, by name.

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use harness::{Outcome, PaymentGate, PoolSize, Schema, TestDb, wait_for_lock_waiters, within};
+use harness::{
+    Answer, Call, Outcome, PaymentGate, PoolSize, Schema, TestDb, wait_for_lock_waiters, within,
+};
 use payment_model::Reply;
-use serde_json::Value;
 
 fn schema() -> Schema {
     Schema::new(stage9::MIGRATION_SOURCE, stage9::MIGRATION)
@@ -37,52 +38,18 @@ fn config() -> stage9::Config {
 async fn started(pool: PoolSize) -> (TestDb, SocketAddr) {
     let db = TestDb::create(schema()).await;
     db.execute(CLIENTS).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
     let router = stage9::router_with(db.pool(pool), config());
-    tokio::spawn(async move {
-        if let Err(e) = stage9::serve(listener, router).await {
-            panic!("the server stopped: {e}");
-        }
-    });
+    let addr = harness::serve(|listener| stage9::serve(listener, router)).await;
     (db, addr)
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct Answer {
-    status: u16,
-    replayed: bool,
-    body: Value,
 }
 
 /// `POST /payments` as client A, with `key`.
 async fn post_as_a(addr: SocketAddr, key: &str) -> Answer {
-    let response = match reqwest::Client::new()
-        .post(format!("http://{addr}/payments"))
-        .header("content-type", "application/json")
-        .header("authorization", "Bearer token-of-a")
-        .header("idempotency-key", key)
-        .body(BODY)
+    Call::post(addr, "/payments", BODY)
+        .authorization(Some("Bearer token-of-a"))
+        .key(Some(key))
         .send()
         .await
-    {
-        Ok(response) => response,
-        Err(e) => panic!(
-            "POST /payments got no HTTP answer ({e}); did the handler panic (a todo!() not yet written)?"
-        ),
-    };
-    let status = response.status().as_u16();
-    let replayed = response.headers().get("idempotent-replayed").is_some();
-    let text = response.text().await.expect("the body arrives");
-    let body = serde_json::from_str(&text)
-        .unwrap_or_else(|_| panic!("the body is not JSON: {text:?} (status {status})"));
-    Answer {
-        status,
-        replayed,
-        body,
-    }
 }
 
 /// Moves every key's `created_at` back, as if it had been made that long ago.
@@ -104,7 +71,7 @@ async fn a_key_just_inside_the_window_replays() {
     let again = post_as_a(addr, "order-1").await;
     assert_eq!(first.status, 201, "{first:?}");
     assert_eq!(
-        (again.status, &again.body, again.replayed),
+        (again.status, &again.body, again.is_replayed()),
         (201, &first.body, true),
         "inside the window, the stored answer is replayed: {again:?}"
     );
@@ -138,7 +105,7 @@ async fn a_key_just_outside_the_window_is_a_new_payment() {
         &serde_json::json!({ "second": second, "payments": db.payment_count().await }),
     );
     assert_eq!(
-        (after_expiry.status, after_expiry.replayed),
+        (after_expiry.status, after_expiry.is_replayed()),
         (201, false),
         "an expired key is a new key, reaped or not: the request is a new payment: {after_expiry:?}"
     );
@@ -153,7 +120,7 @@ async fn a_key_just_outside_the_window_is_a_new_payment() {
     );
     let again = post_as_a(addr, "order-1").await;
     assert_eq!(
-        (&again.body, again.replayed),
+        (&again.body, again.is_replayed()),
         (&after_expiry.body, true),
         "the key now holds the new payment's answer, and replays it"
     );
@@ -265,10 +232,14 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
     let first = within(Duration::from_secs(10), "the held request", first)
         .await
         .expect("the request task ends");
-    assert_eq!((first.status, first.replayed), (201, false), "{first:?}");
+    assert_eq!(
+        (first.status, first.is_replayed()),
+        (201, false),
+        "{first:?}"
+    );
     let again = post_as_a(addr, "order-1").await;
     assert_eq!(
-        (&again.body, again.replayed),
+        (&again.body, again.is_replayed()),
         (&first.body, true),
         "the key survived the reaper and replays its new answer"
     );

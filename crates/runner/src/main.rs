@@ -6,6 +6,7 @@ mod cargo;
 mod commands;
 mod environment;
 mod error;
+mod exercise_files;
 mod judgement;
 mod l10n;
 mod libtest;

@@ -627,7 +627,11 @@ fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
     assert_eq!(ran.code, Some(0), "{ran}");
-    assert!(ran.says("verify: 12 passed, 0 failed"), "{ran}");
+    assert!(ran.says("verify: 13 passed, 0 failed"), "{ran}");
+    assert!(
+        ran.says("stage 1 · the exercise holds only its edit files and given code"),
+        "{ran}"
+    );
     assert!(
         ran.says("stages.pt-BR.toml translates every text of stages.toml"),
         "{ran}"
@@ -775,6 +779,28 @@ fn verify_fails_and_says_why_when_its_checks_are_broken_on_purpose() {
     assert!(
         ran.says(" failed\n") || ran.stdout.trim_end().ends_with("failed"),
         "{ran}"
+    );
+}
+
+#[test]
+fn verify_names_a_file_of_an_exercise_that_is_neither_edited_nor_the_solutions() {
+    let root = copy_of("verified", "verify-stray");
+    let state = root.join(".workbook");
+    let stray = root.join("stages/race-exercise/src/given.rs");
+    std::fs::write(&stray, "// given code, copied by hand\n").expect("the stray file is written");
+    let ran = run(workbook(&root, &state).arg("verify"));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says(
+            "stage 1 · the exercise holds only its edit files and given code: \
+             stages/race-exercise/src/given.rs has no twin in the solution \
+             (stages/race-solution/src/given.rs)"
+        ),
+        "verify names the file and its missing twin: {ran}"
+    );
+    assert!(
+        ran.says("compile it into the exercise with `#[path"),
+        "verify names the fix: {ran}"
     );
 }
 

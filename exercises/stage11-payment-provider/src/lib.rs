@@ -6,19 +6,23 @@
 //! `started`, `charged`, `finished` (see the solution's
 //! `migrations/0002_recovery_points.sql`, which this stage uses as it is).
 //!
-//! `create_payment` and the phases after the reservation are written for you in
-//! `payment.rs`. Write `derived_key` (the provider's idempotency key) and
-//! `reserve` (a new key, or the takeover of a key whose request died); run
-//! `cargo workbook stage 11`, and `cargo workbook hint 11` when stuck.
+//! `create_payment` and the phases after the reservation are given (the model
+//! answer's `phases.rs`, compiled into this crate). Write `derived_key` (the
+//! provider's idempotency key) and `reserve` (a new key, or the takeover of a key
+//! whose request died) in `payment.rs`; run `cargo workbook stage 11`, and
+//! `cargo workbook hint 11` when stuck.
 
 mod payment;
+// The phases around the learner's two functions are given.
+#[path = "../../../solutions/stage11-payment-provider/src/phases.rs"]
+mod phases;
 // Expiry is given: finished keys by age, unfinished ones never (see the chapter).
 #[path = "../../../solutions/stage11-payment-provider/src/reaper.rs"]
 mod reaper;
 
-pub use payment::{
-    Lease, RecoveryPoint, Reserved, create_payment, derived_key, finish, record_charge, refuse,
-    release, reserve,
+pub use payment::{derived_key, reserve};
+pub use phases::{
+    Lease, RecoveryPoint, Reserved, create_payment, finish, record_charge, refuse, release,
 };
 pub use provider_client::{App, Config, Provider, ProviderError, payment_refused, provider_failed};
 pub use reaper::{Reaped, Stranded, reap};

@@ -16,11 +16,12 @@
 //! names its lease, so a request that was taken over writes nothing.
 
 mod payment;
+mod phases;
 mod reaper;
 
-pub use payment::{
-    Lease, RecoveryPoint, Reserved, create_payment, derived_key, finish, record_charge, refuse,
-    release, reserve,
+pub use payment::{derived_key, reserve};
+pub use phases::{
+    Lease, RecoveryPoint, Reserved, create_payment, finish, record_charge, refuse, release,
 };
 pub use provider_client::{App, Config, Provider, ProviderError, payment_refused, provider_failed};
 pub use reaper::{Reaped, Stranded, reap};

@@ -20,7 +20,7 @@ use stage8::{ClientId, admit};
 use crate::layer::{BoxFuture, LayerState, Lease, Route, run_route};
 use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
 
-/// The layer's handler function (see `IdempotencyLayer::new`).
+/// The layer's handler function (see `routes::idempotency_layer`).
 pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
     Box::pin(idempotent(state, route, request))
 }

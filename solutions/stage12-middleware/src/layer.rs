@@ -1,7 +1,8 @@
 //! The tower plumbing of [`IdempotencyLayer`]: a `Layer` that wraps a route in an
 //! [`Idempotent`] service, whose every request goes through a handler function
-//! (`crate::idempotency::handle` unless told otherwise). What the layer does with a
-//! request is in `idempotency.rs`; this file only connects it to tower and axum.
+//! (`idempotency::handle`, handed to it by `routes::idempotency_layer`). What the
+//! layer does with a request is in `idempotency.rs`; this file only connects it to
+//! tower and axum, and depends on nothing else of the crate.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -92,12 +93,8 @@ pub struct IdempotencyLayer {
 }
 
 impl IdempotencyLayer {
-    pub fn new(pool: PgPool, config: Config) -> Self {
-        Self::with_handle(pool, config, crate::idempotency::handle)
-    }
-
-    /// A layer whose requests go through another handler function (the
-    /// known-wrong variants of this stage are built so).
+    /// A layer whose requests go through `handle`: the stage's own
+    /// (`routes::idempotency_layer`), or a known-wrong variant's.
     pub fn with_handle(pool: PgPool, config: Config, handle: Handle) -> Self {
         Self {
             state: LayerState { pool, config },

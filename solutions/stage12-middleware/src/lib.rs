@@ -23,7 +23,10 @@ pub use layer::{
     run_route,
 };
 pub use responses::{REPLAYED_HEADERS, Stored};
-pub use routes::{Router, bare_router, pay, refund, router, router_with, router_with_layer, serve};
+pub use routes::{
+    Router, bare_router, idempotency_layer, pay, refund, router, router_with, router_with_layer,
+    serve,
+};
 pub use stage8::{ClientId, IDEMPOTENT_REPLAYED};
 
 /// The migration of this stage's tables: stage 8's, then the layer's table and the

@@ -13,6 +13,7 @@ use serde_json::json;
 use sqlx::PgPool;
 use stage8::{Answer, AuthError, ClientId, answer, authenticate};
 
+use crate::idempotency::handle;
 use crate::layer::{Config, IdempotencyLayer};
 
 pub use axum::Router;
@@ -31,7 +32,12 @@ pub fn router(pool: PgPool) -> Router {
 
 /// The API with the layer configured by `config`.
 pub fn router_with(pool: PgPool, config: Config) -> Router {
-    router_with_layer(pool.clone(), IdempotencyLayer::new(pool, config))
+    router_with_layer(pool.clone(), idempotency_layer(pool, config))
+}
+
+/// The layer, running every request through this stage's [`handle`].
+pub fn idempotency_layer(pool: PgPool, config: Config) -> IdempotencyLayer {
+    IdempotencyLayer::with_handle(pool, config, handle)
 }
 
 // ANCHOR: router

@@ -10,193 +10,23 @@
 //! [`global_key`] keeps the trap (a key shared by all clients), for the tests that
 //! prove it is caught.
 
+mod answer;
+mod authenticate;
 mod client;
 pub mod global_key;
 mod payment;
+mod route;
 
-use std::time::Duration;
-
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
-use axum::response::Response;
-use axum::routing::post;
-use payment_model::{PaymentError, Reply};
-use sqlx::PgPool;
-use stage6::IdempotencyKey;
-
+pub use answer::{Answer, is_serialization_failure, lock_timeout, pay_and_record, stored_answer};
+pub use authenticate::authenticate;
 pub use axum::Router;
-pub use client::{AuthError, ClientId, Unauthenticated, authenticate, token_hash};
-pub use payment::{
-    Answer, bound_lock_wait, create_payment, is_serialization_failure, lock_timeout,
-    pay_and_record, restore_lock_wait, stored_answer,
+pub use client::{AuthError, ClientId, Unauthenticated, bearer_token, token_hash};
+pub use payment::{bound_lock_wait, create_payment, restore_lock_wait};
+pub use route::{
+    Admitted, App, Config, IDEMPOTENT_REPLAYED, Payments, admit, answer, payments_router, router,
+    router_with, serve,
 };
 
 /// The migration this stage's tables come from, and its path (named in errors).
 pub const MIGRATION: &str = include_str!("../migrations/0001_clients.sql");
 pub const MIGRATION_SOURCE: &str = "solutions/stage8-key-per-client/migrations/0001_clients.sql";
-
-/// The header that marks a replayed answer, as Stripe's API sends it.
-pub const IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
-
-/// How the route waits and retries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Config {
-    /// How long a duplicate waits for this client's request in flight with its
-    /// key before it is told `409, retry later` (stage 5's `lock_timeout`).
-    pub in_flight_wait: Duration,
-    /// How many times one request's transaction is run at most, when PostgreSQL
-    /// rolls it back with a serialization failure (1: never retried).
-    pub attempts: u32,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            in_flight_wait: Duration::from_millis(250),
-            attempts: 3,
-        }
-    }
-}
-
-/// Serves `router` on `listener` until the process ends; a client that takes
-/// longer than [`payment_model::HEADER_READ_TIMEOUT`] to send a request's head
-/// loses its connection.
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    payment_model::serve(listener, router).await
-}
-
-/// The payments API with the default [`Config`].
-pub fn router(pool: PgPool) -> Router {
-    router_with(pool, Config::default())
-}
-
-/// The shared state of the handler.
-#[derive(Debug, Clone)]
-pub struct App {
-    pub pool: PgPool,
-    pub config: Config,
-}
-
-/// The payments API: one route, `POST /payments`.
-pub fn router_with(pool: PgPool, config: Config) -> Router {
-    Router::new()
-        .route("/payments", post(create))
-        .with_state(App { pool, config })
-}
-
-// ANCHOR: handler
-async fn create(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {
-    let admitted = match admit(&app.pool, &headers, &body).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return refused,
-    };
-    let paid = create_payment(
-        &app.pool,
-        admitted.client,
-        admitted.key.as_str(),
-        admitted.body,
-        &app.config,
-    )
-    .await;
-    answer(paid)
-}
-// ANCHOR_END: handler
-
-/// A request that may go on to `create_payment`: who sends it, with which key.
-#[derive(Debug)]
-pub struct Admitted<'a> {
-    pub client: ClientId,
-    pub key: IdempotencyKey,
-    pub body: &'a str,
-}
-
-// ANCHOR: admit
-/// Who sends the request, its key and its body; or the refusal to answer. The
-/// client comes first: a request from nobody is told 401 whatever else is wrong
-/// with it, and nothing is stored for it.
-pub async fn admit<'a>(
-    pool: &PgPool,
-    headers: &HeaderMap,
-    body: &'a [u8],
-) -> Result<Admitted<'a>, Response> {
-    let client = match authenticate(pool, headers).await {
-        Ok(client) => client,
-        Err(AuthError::Unauthenticated(why)) => return Err(unauthorized(why)),
-        Err(AuthError::Database(e)) => {
-            eprintln!("POST /payments: {e}");
-            return Err(respond(Reply::internal_error(), false));
-        }
-    };
-    let key = IdempotencyKey::from_headers(headers).map_err(|why| respond(why.reply(), false))?;
-    let body = std::str::from_utf8(body)
-        .map_err(|_| respond(Reply::invalid_body("the body is not UTF-8 text"), false))?;
-    Ok(Admitted { client, key, body })
-}
-// ANCHOR_END: admit
-
-/// What `create_payment` returned, as an HTTP response.
-pub fn answer(paid: Result<Answer, PaymentError>) -> Response {
-    match paid {
-        Ok(answer) => respond(answer.reply, answer.replayed),
-        Err(PaymentError::InvalidBody(why)) => {
-            respond(Reply::invalid_body(&why.to_string()), false)
-        }
-        // Nothing was committed (the transaction rolled back): the client may retry
-        // with the same key, and 5xx tells it so.
-        Err(e) => {
-            eprintln!("POST /payments: {e}");
-            respond(Reply::internal_error(), false)
-        }
-    }
-}
-
-fn unauthorized(why: Unauthenticated) -> Response {
-    let mut response = respond(why.reply(), false);
-    response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static(why.challenge()),
-    );
-    response
-}
-
-// ANCHOR: respond
-/// The reply as stage 6 sends it (problem+json refusals, `Retry-After` on the
-/// answers that ask for a retry), and a replayed answer marked
-/// `Idempotent-Replayed: true`.
-fn respond(reply: Reply, replayed: bool) -> Response {
-    let mut response = stage6::respond(reply);
-    if replayed {
-        response
-            .headers_mut()
-            .insert(IDEMPOTENT_REPLAYED, HeaderValue::from_static("true"));
-    }
-    response
-}
-// ANCHOR_END: respond
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use payment_model::problem;
-
-    #[test]
-    fn a_409_and_a_502_tell_the_client_when_to_retry() {
-        let provider_failed = problem(502, "provider-failed", "t", "d");
-        for reply in [Reply::in_flight(), provider_failed] {
-            let status = reply.status;
-            let response = answer(Ok(Answer::first(reply)));
-            assert_eq!(
-                response.headers().get(header::RETRY_AFTER),
-                Some(&HeaderValue::from_static("1")),
-                "a {status} asks for a retry with the same key: it carries Retry-After"
-            );
-        }
-        let reused = answer(Ok(Answer::first(Reply::key_reused())));
-        assert_eq!(
-            reused.headers().get(header::RETRY_AFTER),
-            None,
-            "a 422 is final"
-        );
-    }
-}

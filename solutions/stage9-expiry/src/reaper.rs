@@ -1,5 +1,6 @@
 //! The reaper: deletes expired keys, a bounded batch per short transaction, never
 //! waiting for a request and never touching a key whose request is in flight.
+//! One batch is `reap_one_batch.rs`.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
 use crate::Config;
+use crate::reap_one_batch::reap_one_batch;
 
 /// What one run of the reaper did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,31 +34,6 @@ pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped,
             return Ok(reaped);
         }
     }
-}
-
-/// One batch: the oldest expired keys, through the `created_at` index. `SKIP
-/// LOCKED` passes over a row a request holds (an expired key being taken over by a
-/// new request), instead of waiting for it: the reaper never waits for a request,
-/// and never deletes a key in flight. A request may wait for a batch, briefly: the
-/// batch's rows stay locked until its DELETE commits. A key inserted by a request
-/// still in flight is not committed, so no other transaction sees it at all.
-async fn reap_one_batch(pool: &PgPool, config: &Config) -> Result<u64, sqlx::Error> {
-    let done = sqlx::query(
-        "WITH expired AS (
-            SELECT client_id, key FROM idempotency_keys
-            WHERE created_at < now() - $1::interval
-            ORDER BY created_at
-            LIMIT $2
-            FOR UPDATE SKIP LOCKED
-         )
-         DELETE FROM idempotency_keys k USING expired e
-         WHERE k.client_id = e.client_id AND k.key = e.key",
-    )
-    .bind(config.retention_interval())
-    .bind(config.reap_batch)
-    .execute(pool)
-    .await?;
-    Ok(done.rows_affected())
 }
 // ANCHOR_END: reap
 

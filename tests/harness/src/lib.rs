@@ -26,6 +26,7 @@ mod container;
 mod db;
 mod engine;
 mod gate;
+mod http;
 mod local;
 pub mod provider;
 mod wire;
@@ -46,6 +47,7 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
+pub use http::{Answer, Call, serve};
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };

@@ -9,6 +9,7 @@ pub mod stage;
 pub mod verify;
 pub mod watch;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cargo::Cargo;
@@ -330,6 +331,16 @@ fn without_anchors(text: &str) -> String {
 
 /// The directory of a workspace package, from `cargo metadata`.
 pub fn package_dir(cargo: &Cargo, package: &str) -> Result<PathBuf, Error> {
+    package_dirs(cargo)?
+        .remove(package)
+        .ok_or_else(|| Error::Command {
+            command: "cargo metadata --no-deps".into(),
+            detail: format!("no package {package} in the workspace"),
+        })
+}
+
+/// The directory of every workspace package, by name, from `cargo metadata`.
+pub fn package_dirs(cargo: &Cargo) -> Result<BTreeMap<String, PathBuf>, Error> {
     let mut command = cargo.command(&["metadata", "--no-deps", "--format-version", "1"]);
     command
         .arg("--manifest-path")
@@ -349,14 +360,16 @@ pub fn package_dir(cargo: &Cargo, package: &str) -> Result<PathBuf, Error> {
     }
     let metadata: serde_json::Value =
         serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
-    metadata["packages"]
+    Ok(metadata["packages"]
         .as_array()
         .into_iter()
         .flatten()
-        .find(|p| p["name"].as_str() == Some(package))
-        .and_then(|p| p["manifest_path"].as_str())
-        .and_then(|m| Path::new(m).parent().map(Path::to_owned))
-        .ok_or_else(|| failed(format!("no package {package} in the workspace")))
+        .filter_map(|p| {
+            let name = p["name"].as_str()?;
+            let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
+            Some((name.to_owned(), dir.to_owned()))
+        })
+        .collect())
 }
 
 /// A solution's sources and migrations, in a stable order.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
+use crate::exercise_files::unexpected_files;
 use crate::judgement::{Judgement, Seen};
 use crate::l10n::{Lang, Localiser};
 use crate::render;
@@ -65,6 +66,7 @@ pub fn run(wb: &Workbook, timeout: Duration) -> Result<bool, Error> {
 impl Verifier<'_> {
     fn all(&mut self) -> Result<(), Error> {
         self.metadata();
+        self.exercise_files()?;
         self.spinner
             .phase("Building every package once (cargo test --workspace --no-run)");
         let build = self.cargo.build(Targets::Workspace, &mut |_| {})?;
@@ -151,6 +153,33 @@ impl Verifier<'_> {
                 detail,
             );
         }
+    }
+
+    /// Each exercise crate holds its edit files and nothing else of its own: given
+    /// code is the solution's file, compiled in with `#[path]`, or an identical copy.
+    fn exercise_files(&mut self) -> Result<(), Error> {
+        let dirs = super::package_dirs(&self.cargo)?;
+        let stages = self.wb.stages.clone();
+        for stage in &stages {
+            let (Some(exercise), Some(solution)) =
+                (dirs.get(&stage.exercise), dirs.get(&stage.solution))
+            else {
+                continue; // the build check names a missing package
+            };
+            let unexpected = unexpected_files(&self.wb.root, exercise, solution, &stage.edit);
+            let detail = unexpected
+                .iter()
+                .map(|u| u.message(stage.number))
+                .collect::<Vec<_>>()
+                .join("\n");
+            self.check(
+                Some(stage.number),
+                "the exercise holds only its edit files and given code",
+                unexpected.is_empty(),
+                detail,
+            );
+        }
+        Ok(())
     }
 
     /// Every learner text of stages.toml has its twin in each other language.

@@ -9,14 +9,14 @@ use sqlx::PgPool;
 pub use stage12_answer::{
     Config, CrashPoint, IdempotencyLayer, MIGRATION, MIGRATION_SOURCE, Router, bare_router, serve,
 };
-use stage12_answer::{pay, refund};
+use stage12_answer::{idempotency_layer, pay, refund};
 
 pub fn router(pool: PgPool) -> Router {
     router_with(pool, Config::default())
 }
 
 pub fn router_with(pool: PgPool, config: Config) -> Router {
-    let idempotency = IdempotencyLayer::new(pool.clone(), config);
+    let idempotency = idempotency_layer(pool.clone(), config);
     // The bug: `layer`, not `route_layer`.
     Router::new()
         .route("/payments", post(pay).layer(idempotency.clone()))

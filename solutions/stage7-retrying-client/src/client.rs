@@ -1,0 +1,162 @@
+//! The client of `POST /payments` around `pay`: its retry policy, its errors, the
+//! backoff and the server's `Retry-After`. Given to the learner as it is (the
+//! exercise compiles this file with `#[path]`); `pay.rs` makes the payment.
+
+use std::time::{Duration, SystemTime};
+
+/// How hard `pay` tries.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Tries in all, the first included.
+    pub attempts: u32,
+    /// The wait before the second try; it doubles each time, with jitter.
+    pub first_delay: Duration,
+    /// The longest wait between two tries, whatever the backoff or the server's
+    /// `Retry-After` asks for.
+    pub max_delay: Duration,
+    /// How long one try may take before the client gives up on it.
+    pub timeout: Duration,
+    /// How long `pay` keeps trying: no try starts after this much time since the
+    /// first one (so `pay` ends within `budget + timeout`).
+    pub budget: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            attempts: 4,
+            first_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(10),
+            timeout: Duration::from_secs(5),
+            budget: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Why `pay` has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum PayError {
+    #[error("no answer after {attempts} tries with Idempotency-Key {key}; the last: {last}")]
+    GaveUp {
+        attempts: u32,
+        key: String,
+        last: String,
+    },
+    #[error("the server's answer is not JSON: {0}")]
+    NotJson(String),
+}
+
+/// A client of `POST /payments`.
+#[derive(Debug, Clone)]
+pub struct PaymentsClient {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: String,
+    pub(crate) policy: RetryPolicy,
+}
+
+impl PaymentsClient {
+    /// A client of the API at `base_url` (e.g. `http://127.0.0.1:8080`).
+    pub fn new(base_url: &str, policy: RetryPolicy) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: format!("{}/payments", base_url.trim_end_matches('/')),
+            policy,
+        }
+    }
+
+    /// `first_delay × 2^(attempt-1)`, times a random factor in [0.5, 1.5): clients
+    /// that failed together must not retry together.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let growing = self.policy.first_delay * 2u32.saturating_pow(attempt - 1);
+        growing.mul_f64(0.5 + fastrand::f64())
+    }
+
+    /// The wait after try `attempt`: what the server asked for with `Retry-After`,
+    /// or else the backoff; never more than `max_delay`.
+    pub fn wait_before_next_try(&self, attempt: u32, asked: Option<Duration>) -> Duration {
+        asked
+            .unwrap_or_else(|| self.backoff(attempt))
+            .min(self.policy.max_delay)
+    }
+}
+
+/// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3): delay-seconds, or
+/// an HTTP-date (a date already past asks for no wait). `None` when it is neither.
+pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse().ok().map(Duration::from_secs);
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sun, 06 Nov 1994 08:49:37 GMT, the example date of RFC 9110 §5.6.7.
+    fn rfc_example_date() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777)
+    }
+
+    #[test]
+    fn retry_after_in_seconds_is_that_many_seconds() {
+        assert_eq!(
+            retry_after("120", SystemTime::now()),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(retry_after("0", SystemTime::now()), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_is_the_time_until_then() {
+        let now = rfc_example_date() - Duration::from_secs(90);
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::from_secs(90))
+        );
+    }
+
+    #[test]
+    fn retry_after_as_a_past_date_asks_for_no_wait() {
+        let now = rfc_example_date() + Duration::from_secs(3600);
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn a_retry_after_that_is_neither_is_ignored() {
+        for value in ["", "soon", "-5", "1.5", "+5"] {
+            assert_eq!(retry_after(value, SystemTime::now()), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_wait_is_what_the_server_asked_for_capped_at_max_delay() {
+        let client = PaymentsClient::new(
+            "http://127.0.0.1:1",
+            RetryPolicy {
+                max_delay: Duration::from_secs(10),
+                ..RetryPolicy::default()
+            },
+        );
+        let asked = |secs| Some(Duration::from_secs(secs));
+        assert_eq!(
+            client.wait_before_next_try(1, asked(3)),
+            Duration::from_secs(3)
+        );
+        assert_eq!(
+            client.wait_before_next_try(1, asked(3600)),
+            Duration::from_secs(10)
+        );
+        // Without Retry-After: the backoff, 200 ms × [0.5, 1.5) for the first retry.
+        let backoff = client.wait_before_next_try(1, None);
+        assert!(
+            backoff >= Duration::from_millis(100) && backoff < Duration::from_millis(300),
+            "{backoff:?}"
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! `pay`: one key per payment, made before the first try; every retry sends the
+//! same key, so however many times the request reaches the server, it pays once,
+//! and the client ends with the answer of the one payment.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use payment_model::{PaymentRequest, Reply};
+use serde_json::Value;
+
+use crate::{PayError, PaymentsClient, retry_after};
+
+impl PaymentsClient {
+    // ANCHOR: pay
+    /// Pays `amount` for `order_id`, retrying until the server gives an answer
+    /// that is not worth retrying.
+    pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
+        // One key for the whole operation, made before the first try: a new key per
+        // try would turn every retry into a new payment.
+        let key = uuid::Uuid::new_v4().to_string();
+        let body = PaymentRequest { order_id, amount }.to_body();
+        let started = Instant::now();
+        let mut attempt = 0;
+        let last = loop {
+            attempt += 1;
+            let (why, asked) = match self.try_once(&key, &body).await {
+                Attempt::Answered(reply) => return Ok(reply),
+                Attempt::Retry { why, retry_after } => (why, retry_after),
+                Attempt::Broken(e) => return Err(e),
+            };
+            if attempt == self.policy.attempts {
+                break why;
+            }
+            let wait = self.wait_before_next_try(attempt, asked);
+            if started.elapsed() + wait > self.policy.budget {
+                break format!(
+                    "{why} (the next try, {} ms later, would start after the {} ms budget)",
+                    wait.as_millis(),
+                    self.policy.budget.as_millis()
+                );
+            }
+            tokio::time::sleep(wait).await;
+        };
+        Err(PayError::GaveUp {
+            attempts: attempt,
+            key,
+            last,
+        })
+    }
+    // ANCHOR_END: pay
+
+    // ANCHOR: try_once
+    /// One try, and what to do about its outcome.
+    pub async fn try_once(&self, key: &str, body: &str) -> Attempt {
+        let sent = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .timeout(self.policy.timeout)
+            .body(body.to_owned())
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            // Timed out, refused, reset, closed mid-answer: the request may or may
+            // not have been processed. The same key makes trying again safe.
+            Err(e) => return Attempt::retry(e.to_string()),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| retry_after(value, SystemTime::now()));
+        let text = match response.text().await {
+            Ok(text) => text,
+            Err(e) => return Attempt::retry(e.to_string()),
+        };
+        // 408: the server gave up waiting for the request (RFC 9110 §15.5.9);
+        // 409: the first try is still in flight; 429: too many requests, come back
+        // later (RFC 6585 §4); 5xx: the server failed, before or after it committed.
+        // With the same key, a retry is safe in every case.
+        if matches!(status, 408 | 409 | 429) || status >= 500 {
+            return Attempt::Retry {
+                why: format!("HTTP {status}: {text}"),
+                retry_after,
+            };
+        }
+        // Anything else is the answer, a refusal included: repeating a 400 or a 422
+        // would get the same refusal.
+        match serde_json::from_str::<Value>(&text) {
+            Ok(body) => Attempt::Answered(Reply { status, body }),
+            Err(_) => Attempt::Broken(PayError::NotJson(text)),
+        }
+    }
+    // ANCHOR_END: try_once
+}
+
+/// What one try ended with.
+pub enum Attempt {
+    /// An answer worth keeping, a refusal included.
+    Answered(Reply),
+    /// No answer, or one that says "try again" (408, 409, 429, 5xx): why, and the
+    /// wait the server asked for with `Retry-After`, if it did.
+    Retry {
+        why: String,
+        retry_after: Option<Duration>,
+    },
+    /// An answer that cannot be read.
+    Broken(PayError),
+}
+
+impl Attempt {
+    /// A try without an answer: the server asked for nothing.
+    fn retry(why: String) -> Self {
+        Self::Retry {
+            why,
+            retry_after: None,
+        }
+    }
+}

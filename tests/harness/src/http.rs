@@ -1,0 +1,154 @@
+//! The HTTP side of the stages' tests: a stage's server on an ephemeral port of
+//! 127.0.0.1, a request with the headers the stages read, and what came back.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use payment_model::Reply;
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+/// Serves on an ephemeral port of 127.0.0.1 for as long as the test runs, with the
+/// stage's own server: `serve(|listener| stage8::serve(listener, router))`.
+pub async fn serve<F, Fut>(server: F) -> SocketAddr
+where
+    F: FnOnce(TcpListener) -> Fut,
+    Fut: Future<Output = std::io::Result<()>> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener has an address");
+    let running = server(listener);
+    tokio::spawn(async move {
+        if let Err(e) = running.await {
+            panic!("the server stopped: {e}");
+        }
+    });
+    addr
+}
+
+/// What came back: status, the headers the stages set, and the JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    /// `Idempotent-Replayed`, if present.
+    pub replayed: Option<String>,
+    /// `WWW-Authenticate`, if present.
+    pub challenge: Option<String>,
+    /// `Location`, if present.
+    pub location: Option<String>,
+    /// `null` for an empty body (axum's 405); any other body must be JSON.
+    pub body: Value,
+}
+
+impl Answer {
+    /// The answer as the `Reply` a stage stores.
+    pub fn reply(&self) -> Reply {
+        Reply {
+            status: self.status,
+            body: self.body.clone(),
+        }
+    }
+
+    /// Whether the answer says it is a replay (`Idempotent-Replayed` is present).
+    pub fn is_replayed(&self) -> bool {
+        self.replayed.is_some()
+    }
+
+    /// The answer of `status`, its headers (`header(name)`) and its body.
+    pub fn of(status: u16, header: impl Fn(&str) -> Option<String>, body: &[u8]) -> Self {
+        let body = if body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(body).unwrap_or_else(|_| {
+                panic!(
+                    "the body is not JSON: {:?} (status {status})",
+                    String::from_utf8_lossy(body)
+                )
+            })
+        };
+        Self {
+            status,
+            content_type: header("content-type").unwrap_or_default(),
+            replayed: header("idempotent-replayed"),
+            challenge: header("www-authenticate"),
+            location: header("location"),
+            body,
+        }
+    }
+}
+
+/// A request to a stage's server: a JSON body, and the headers the stages read.
+#[derive(Debug)]
+pub struct Call {
+    method: reqwest::Method,
+    path: String,
+    request: reqwest::RequestBuilder,
+}
+
+impl Call {
+    /// `POST path` to the server at `addr`, with `body` as JSON.
+    pub fn post(addr: SocketAddr, path: &str, body: &str) -> Self {
+        Self::new(addr, reqwest::Method::POST, path, body)
+    }
+
+    /// `method path` to the server at `addr`, with `body` as JSON.
+    pub fn new(addr: SocketAddr, method: reqwest::Method, path: &str, body: &str) -> Self {
+        let request = reqwest::Client::new()
+            .request(method.clone(), format!("http://{addr}{path}"))
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        Self {
+            method,
+            path: path.to_owned(),
+            request,
+        }
+    }
+
+    /// `Authorization: <authorization>`, when there is one.
+    pub fn authorization(mut self, authorization: Option<&str>) -> Self {
+        if let Some(authorization) = authorization {
+            self.request = self.request.header("authorization", authorization);
+        }
+        self
+    }
+
+    /// One `Idempotency-Key` field line per key (none for an empty slice).
+    pub fn keys(mut self, keys: &[&str]) -> Self {
+        for key in keys {
+            // `header` appends: two calls send two field lines.
+            self.request = self.request.header("idempotency-key", *key);
+        }
+        self
+    }
+
+    /// `Idempotency-Key: <key>`, when there is one.
+    pub fn key(self, key: Option<&str>) -> Self {
+        self.keys(key.as_slice())
+    }
+
+    /// Sends it, and reads the whole answer; panics when none came.
+    pub async fn send(self) -> Answer {
+        let Self {
+            method,
+            path,
+            request,
+        } = self;
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => panic!(
+                "{method} {path} got no HTTP answer ({e}); did the server panic (a todo!() not yet written)?"
+            ),
+        };
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.expect("the body arrives");
+        Answer::of(
+            status,
+            |name| Some(headers.get(name)?.to_str().ok()?.to_owned()),
+            &body,
+        )
+    }
+}

@@ -155,9 +155,19 @@ async fn python_checking_then_writing_fails_the_burst_only() {
 #[case::java("java-wrong")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_second_connection_while_holding_one_fails_as_a_suspected_deadlock(#[case] name: &str) {
-    let Some(probed) = probe_server(name).await else {
+    let Some(mut probed) = probe_server(name).await else {
         return;
     };
+    // The JVM under load can serve the burst so slowly that the first payment commits
+    // before ten duplicates hold a connection each: the burst then escapes the deadlock
+    // (seen once in 20 runs at load 17 on 2 cores). A burst that escaped is probed once
+    // more, on a database of its own; two escapes in a row fail the test.
+    if name == "java-wrong" && probed.check(CheckId::Burst).verdict != Verdict::Fail {
+        let Some(again) = probe_server(name).await else {
+            return;
+        };
+        probed = again;
+    }
     probed.assert_fails_exactly(&[CheckId::Burst, CheckId::Hang]);
     let hang = probed.check(CheckId::Hang);
     assert!(

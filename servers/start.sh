@@ -2,8 +2,9 @@
 # Serve one of this folder's servers on 127.0.0.1:PORT, in the foreground, until killed.
 # The server applies schema.sql to DATABASE_URL first (CREATE TABLE IF NOT EXISTS: the
 # rows of an earlier run stay). `exec`: this script's PID is the server's, so killing
-# it stops the server. Environment: POOL_SIZE (default 10, as in the article),
-# AUTORIZACAO_MS (what the simulated card authorisation takes, default 20).
+# it stops the server. Environment: POOL_SIZE (default 10, as in the article; 1 for
+# go-wrong, see below), AUTORIZACAO_MS (what the simulated card authorisation takes,
+# default 20).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 usage="usage: servers/start.sh python|python-wrong|typescript|typescript-wrong|go|go-wrong|java|java-wrong PORT DATABASE_URL"
@@ -34,7 +35,15 @@ case $name in
         server=$here/go/pagamentos
         [ -x "$server" ] || { echo "start.sh: $server is missing: run servers/setup.sh first" >&2; exit 1; }
         variant=idempotente
-        [ "$name" = go-wrong ] && variant=antes-do-rollback
+        if [ "$name" = go-wrong ]; then
+            variant=antes-do-rollback
+            # A pool of ONE connection unless told otherwise: database/sql hands a freed
+            # connection to a waiter it picks at random, so on a pool of 10 a burst
+            # escapes the deadlock now and then (when the winner's connection goes to a
+            # duplicate's read). With one connection every waiter is a request that will
+            # hold it and ask for a second: the burst hangs every time.
+            export POOL_SIZE=${POOL_SIZE:-1}
+        fi
         exec "$server" "$variant"
         ;;
     java | java-wrong)

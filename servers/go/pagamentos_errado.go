@@ -4,11 +4,13 @@
 // It differs from CriarPagamento (pagamentos.go) in WHEN the stored answer is read:
 // through db BEFORE tx.Rollback(), so database/sql must find a second connection
 // while this request still holds its first (given back only by the deferred
-// Rollback). Under a burst of 20 requests with one key and SetMaxOpenConns(10), ten
-// requests each hold a connection and wait for an eleventh. database/sql has no
-// timeout of its own for that wait: only the request's context ends it, when the
-// client gives up and closes its connection. PostgreSQL sees nothing wrong, only
-// idle sessions.
+// Rollback). Under a burst of 20 requests with one key and a pool smaller than the
+// burst, every connection ends up held by a request waiting for another. database/sql
+// has no timeout of its own for that wait: only the request's context ends it, when
+// the client gives up and closes its connection. PostgreSQL sees nothing wrong, only
+// idle sessions. servers/start.sh runs it on a pool of one connection: database/sql
+// hands a freed connection to a waiter picked at random, so on a pool of 10 a burst
+// escapes now and then (servers/README.md).
 package main
 
 import (

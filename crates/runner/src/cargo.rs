@@ -113,6 +113,24 @@ impl Build {
             .iter()
             .find(|e| e.package == package && e.target == target && e.integration)
     }
+
+    /// The executables `cargo test` would run for `targets`, among those built.
+    pub fn executables_of(&self, targets: Targets<'_>) -> Vec<Executable> {
+        match targets {
+            Targets::Test { package, target } => self
+                .executable(package, target)
+                .cloned()
+                .into_iter()
+                .collect(),
+            Targets::Package(package) => self
+                .executables
+                .iter()
+                .filter(|e| e.package == package)
+                .cloned()
+                .collect(),
+            Targets::Workspace => self.executables.clone(),
+        }
+    }
 }
 
 /// Runs cargo for one workspace.

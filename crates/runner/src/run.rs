@@ -168,20 +168,7 @@ pub fn build_and_run(
         observations: Observations::default(),
         run_time: Duration::ZERO,
     };
-    let executables: Vec<Executable> = match targets {
-        Targets::Test { package, target } => build
-            .executable(package, target)
-            .cloned()
-            .into_iter()
-            .collect(),
-        Targets::Package(package) => build
-            .executables
-            .iter()
-            .filter(|e| e.package == package)
-            .cloned()
-            .collect(),
-        Targets::Workspace => build.executables.clone(),
-    };
+    let executables = build.executables_of(targets);
     // The early run counts only for the very executable cargo reports as fresh.
     let early = early.and_then(|early| match executables.as_slice() {
         [exe] if early.is_still(exe) => Some(early),

@@ -649,6 +649,30 @@ fn verify_passes_on_a_sound_workbook() {
 }
 
 #[test]
+fn flaky_counts_a_known_wrong_run_without_a_server_as_bad_not_as_caught() {
+    let state = scratch("flaky-no-server");
+    let root = fixture("verified");
+    let sound = run(workbook(&root, &state).args(["flaky", "2"]));
+    assert_eq!(sound.code, Some(0), "{sound}");
+    assert!(sound.says("0 failures or escapes"), "{sound}");
+    // The catching test fails, but only because no PostgreSQL could be had: that
+    // run proves nothing about the known-wrong package.
+    let no_server = run(workbook(&root, &state)
+        .args(["flaky", "2"])
+        .env("FX_NO_SERVER", "1"));
+    assert_eq!(no_server.code, Some(1), "{no_server}");
+    assert!(
+        no_server
+            .says("fx-race-wrong-pool is caught by the_pool_serves_every_request: 2 of 2 runs"),
+        "both runs without a server are counted against the pair: {no_server}"
+    );
+    assert!(
+        no_server.says("no PostgreSQL server could be had"),
+        "the first bad run says why: {no_server}"
+    );
+}
+
+#[test]
 fn a_stage_speaks_brazilian_portuguese_with_lang_pt_br() {
     let state = scratch("failing-pt-br");
     // The answer is saved as the choice's identity (its stages.toml label), and

@@ -1,7 +1,7 @@
 //! The source article's two tables, in its five languages, from runs of the servers
 //! of servers/: "the result, in the five languages" (payments, answers, the same key
 //! with another valor, and what the second-connection variant does with a pool of
-//! 10) and "what changes from one language to the next" (how the INSERT's rows
+//! 10; Go's with a pool of 1, see servers/start.sh) and "what changes from one language to the next" (how the INSERT's rows
 //! affected are read, where the stored answer is read, and the probe's verdicts).
 //!
 //! Each cell is either a verdict of a run or a fact of a server's code: a code cell
@@ -396,12 +396,12 @@ pub fn tables(
     out.push_str(&match lang {
         Lang::En => format!(
             "| language | payments, 20 requests with one key | answers | same key, another `valor` \
-             | a second connection asked for while holding one, pool of 10, {VARIANT_BURST} requests \
-             waited on for {patience} s |\n|---|---|---|---|---|\n"
+             | a second connection asked for while holding one, pool of 10 (Go: 1), {VARIANT_BURST} \
+             requests waited on for {patience} s |\n|---|---|---|---|---|\n"
         ),
         Lang::PtBr => format!(
             "| linguagem | pagamentos, 20 pedidos com uma chave | respostas | mesma chave, outro \
-             `valor` | uma segunda conexão pedida enquanto segura uma, pool de 10, \
+             `valor` | uma segunda conexão pedida enquanto segura uma, pool de 10 (Go: 1), \
              {VARIANT_BURST} pedidos esperados por {patience} s |\n|---|---|---|---|---|\n"
         ),
     });

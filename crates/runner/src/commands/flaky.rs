@@ -146,8 +146,13 @@ fn repeat(
                 }
             }
             Some(catches) => {
+                // A run that failed without a real server behind it caught nothing:
+                // its tests failed before they could tell right from wrong.
+                let judged = run.fails_as_intended();
                 for (pair, test) in pairs.iter_mut().zip(catches) {
-                    if !run.caught_by(test) {
+                    if !judged {
+                        mark(pair, render::run_outcome(spinner.l10n(), &run));
+                    } else if !run.caught_by(test) {
                         mark(
                             pair,
                             format!(

@@ -8,14 +8,14 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{Cargo, Targets};
+use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::exercise_files::unexpected_files;
 use crate::judgement::{Judgement, Seen};
 use crate::l10n::{Lang, Localiser};
 use crate::render;
 use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
-use crate::run::{PackageRun, RunState, build_and_run};
+use crate::run::{PackageRun, RunState, build_and_run, run_built};
 use crate::stages::{self, Observed, Stage};
 use crate::state::State;
 use crate::ui::{self, Spinner};
@@ -39,6 +39,9 @@ struct Verifier<'a> {
     checks: Vec<Check>,
     /// Whole-package runs for `observed_by`, by package.
     package_runs: BTreeMap<String, PackageRun>,
+    /// The one build of every package (`cargo test --workspace --no-run`), whose
+    /// executables the checks run.
+    workspace: Option<Build>,
 }
 
 pub fn run(wb: &Workbook, timeout: Duration) -> Result<bool, Error> {
@@ -51,6 +54,7 @@ pub fn run(wb: &Workbook, timeout: Duration) -> Result<bool, Error> {
         spinner: Spinner::new(),
         checks: Vec::new(),
         package_runs: BTreeMap::new(),
+        workspace: None,
     };
     let result = v.all();
     v.spinner.finish();
@@ -83,6 +87,7 @@ impl Verifier<'_> {
                 format!("compile errors in {}", broken.join(", "))
             },
         );
+        self.workspace = Some(build);
         let stages = self.wb.stages.clone();
         for stage in &stages {
             self.stage(stage)?;
@@ -216,7 +221,29 @@ impl Verifier<'_> {
         self.check(None, &what, problems.is_empty(), problems.join("; "));
     }
 
+    /// Runs `targets`' executables from the workspace build. A separate
+    /// `cargo test -p PACKAGE` would unify the dependencies' features over that
+    /// package alone: other builds of tokio, hyper, sqlx, testcontainers... and a
+    /// relink of every test executable, for each package (most of verify's time).
+    /// A package that did not build there is built alone, for its errors.
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
+        let Some((build, executables)) = self.built(targets) else {
+            return self.build_and_run(targets, what);
+        };
+        let file = self.state.run_file("verify")?;
+        run_built(
+            build,
+            targets.command(),
+            &executables,
+            file.path(),
+            self.timeout,
+            &mut self.spinner,
+            what,
+        )
+    }
+
+    /// Builds `targets` alone, as `cargo workbook stage N` does, then runs them.
+    fn build_and_run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
         let file = self.state.run_file("verify")?;
         build_and_run(
             &self.cargo,
@@ -227,6 +254,13 @@ impl Verifier<'_> {
             what,
             None,
         )
+    }
+
+    /// The workspace build and its executables for `targets`, when it made them.
+    fn built(&self, targets: Targets<'_>) -> Option<(Build, Vec<Executable>)> {
+        let build = self.workspace.as_ref()?;
+        let executables = build.executables_of(targets);
+        (!executables.is_empty()).then(|| (build.clone(), executables))
     }
 
     /// `just review`'s answer key: every route's tests find broken exactly the
@@ -305,7 +339,10 @@ impl Verifier<'_> {
             detail,
         );
 
-        let exercise = self.run(
+        // Built alone, exactly as the learner's `cargo workbook stage N` builds it:
+        // an exercise that compiles only with features another package turns on
+        // is caught here.
+        let exercise = self.build_and_run(
             Targets::Test {
                 package: &stage.exercise,
                 target: &stage.test,

@@ -8,7 +8,8 @@
 
 use std::path::PathBuf;
 
-use harness::{ClusterSettings, LocalCluster, Schema, TestDb};
+use harness::{Schema, TestDb};
+use postgres_provisioning::{ClusterSettings, LocalCluster};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
@@ -81,7 +82,7 @@ async fn cluster_server(
     let mut conn = PgConnection::connect_with(&options).await?;
     conn.execute(sqlx::raw_sql(schema.sql)).await?;
     let _ = conn.close().await;
-    let data_on = harness::file_system_of(&cluster.run_dir.join("data"))
+    let data_on = postgres_provisioning::file_system_of(&cluster.run_dir.join("data"))
         .unwrap_or_else(|| "an unknown file system".to_owned());
     let pgbench = find_pgbench(&cluster.binaries.bindir);
     Ok(Server {

@@ -16,6 +16,14 @@ use crate::l10n::Localiser;
 use crate::supervise::{Line, read_lines};
 use crate::t;
 
+/// The packages that turn on postgres-provisioning's container client (the
+/// feature `containers`). A workspace build leaves them out: cargo unifies
+/// features over the packages it builds, so with them in, every test executable
+/// would be built a second time, unlike the `-p PACKAGE` builds of the stages
+/// that follow it. Their own tests run in plain `cargo test`.
+const BUILD_IN_THE_CONTAINER_CLIENT: [&str; 3] =
+    ["workbook-runner", "route-bench", "workbook-harness"];
+
 /// What to build.
 #[derive(Debug, Clone, Copy)]
 pub enum Targets<'a> {
@@ -23,7 +31,7 @@ pub enum Targets<'a> {
     Test { package: &'a str, target: &'a str },
     /// `cargo test -p PACKAGE`: every test executable of the package.
     Package(&'a str),
-    /// `cargo test --workspace`
+    /// `cargo test --workspace`, but for [`BUILD_IN_THE_CONTAINER_CLIENT`].
     Workspace,
 }
 
@@ -39,7 +47,13 @@ impl Targets<'_> {
                 ]
             }
             Self::Package(package) => vec!["-p".into(), (*package).into()],
-            Self::Workspace => vec!["--workspace".into()],
+            Self::Workspace => std::iter::once("--workspace".to_owned())
+                .chain(
+                    BUILD_IN_THE_CONTAINER_CLIENT
+                        .iter()
+                        .flat_map(|package| ["--exclude".to_owned(), (*package).to_owned()]),
+                )
+                .collect(),
         }
     }
 

@@ -14,6 +14,7 @@ mod observations;
 mod render;
 mod review;
 mod run;
+mod server;
 mod stages;
 mod state;
 mod supervise;

@@ -129,6 +129,8 @@ pub fn build_and_run(
     what: &str,
     remembered: Option<&State>,
 ) -> Result<PackageRun, Error> {
+    // The server starts while cargo builds.
+    crate::server::start_early();
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };

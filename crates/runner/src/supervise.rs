@@ -149,6 +149,10 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
     if crate::environment::container_is_kept() {
         command.env("WORKBOOK_KEEP_CONTAINER", "1");
     }
+    match crate::server::handover() {
+        Some(server) => command.env(postgres_provisioning::HANDOVER_VAR, server),
+        None => command.env_remove(postgres_provisioning::HANDOVER_VAR),
+    };
     match &env.observations {
         Some(path) => command.env("WORKBOOK_OBSERVATIONS", path),
         None => command.env_remove("WORKBOOK_OBSERVATIONS"),

@@ -9,8 +9,9 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
-use crate::backend::{Backend, BackendChoice, announce, backend};
-use crate::cleanup::{alive, at_exit, host_name};
+use postgres_provisioning::{Backend, BackendChoice, at_exit, owner, without_createdb};
+
+use crate::backend;
 
 /// A schema to migrate test databases with, and the file it comes from (named in
 /// error messages, so the learner knows what to fix).
@@ -406,108 +407,6 @@ fn copy_strategy(admin: &PgConnection) -> &'static str {
     }
 }
 
-/// Connects once and reads `max_connections`: proof that the server answers.
-pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
-    let mut conn = tokio::time::timeout(Duration::from_secs(5), PgConnection::connect_with(admin))
-        .await
-        .map_err(|_| sqlx::Error::PoolTimedOut)??;
-    let max: String = sqlx::query_scalar("SHOW max_connections")
-        .fetch_one(&mut conn)
-        .await?;
-    let _ = conn.close().await;
-    Ok(max.parse().unwrap_or(100))
-}
-
-/// Who creates this process's databases, as their names carry it: this machine (a
-/// short hash of its name) and this process, `<host>_<pid>`. A server may be shared
-/// by several machines (a `DATABASE_URL`, a remote engine), and a database whose
-/// owner is gone must be told from one whose owner is still running.
-fn owner() -> &'static str {
-    static OWNER: OnceLock<String> = OnceLock::new();
-    OWNER.get_or_init(|| format!("{}_{}", host_tag(), std::process::id()))
-}
-
-fn host_tag() -> String {
-    crate::content_hash(&host_name())[..8].to_owned()
-}
-
-/// The databases the harness names, with their owner: `wb_test_<host>_<pid>_<n>`
-/// and `wb_tmpl_<host>_<pid>_<schema>`.
-const OWNED_NAMES: &str = "^wb_(test|tmpl)_[0-9a-f]{8}_[0-9]+_";
-
-/// The owner's process, when `name` is a database of this machine's runs.
-fn owner_pid(name: &str, host: &str) -> Option<i32> {
-    let mut parts = name.split('_').skip(2);
-    if parts.next()? != host {
-        return None;
-    }
-    parts.next()?.parse().ok()
-}
-
-/// Drops the databases of this machine's runs that are gone: a run killed with
-/// `kill -9` (or a lost terminal) drops nothing, and on a server that outlives it
-/// (`DATABASE_URL`, the kept container) its databases would pile up. Databases of
-/// running processes and of other machines are left alone. Returns how many went.
-pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usize {
-    let Ok(mut conn) = PgConnection::connect_with(admin).await else {
-        return 0;
-    };
-    let names: Vec<String> =
-        sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname ~ $1")
-            .bind(OWNED_NAMES)
-            .fetch_all(&mut conn)
-            .await
-            .unwrap_or_default();
-    let host = host_tag();
-    let mut dropped = 0;
-    for name in names {
-        if owner_pid(&name, &host).is_some_and(|pid| !alive(pid)) {
-            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            if conn.execute(AssertSqlSafe(drop)).await.is_ok() {
-                dropped += 1;
-            }
-        }
-    }
-    let _ = conn.close().await;
-    if dropped > 0 {
-        announce(&format!(
-            "harness: dropped {dropped} database(s) left by test runs that were killed"
-        ));
-    }
-    dropped
-}
-
-/// Whether the role logged in on `admin` may create databases: every test gets
-/// one of its own. The way out when it may not, in words a newcomer can follow.
-pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(), String> {
-    let mut conn = PgConnection::connect_with(admin)
-        .await
-        .map_err(|e| format!("could not connect: {e}"))?;
-    // CREATEDB is an attribute of the role itself: it is not inherited from roles
-    // it is a member of, so this one row is the whole answer.
-    let may: Option<bool> = sqlx::query_scalar(
-        "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user",
-    )
-    .fetch_optional(&mut conn)
-    .await
-    .map_err(|e| format!("could not read the role's attributes: {e}"))?;
-    let _ = conn.close().await;
-    match may {
-        Some(false) => Err(without_createdb(admin.get_username())),
-        _ => Ok(()),
-    }
-}
-
-/// The message for a role without CREATEDB.
-fn without_createdb(role: &str) -> String {
-    format!(
-        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
-         every test a database of its own. Either grant it, as a superuser: \
-         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
-         DATABASE_URL to let the harness start a server of its own"
-    )
-}
-
 /// A failed CREATE DATABASE, in words that name the way out.
 fn create_failed(what: &str, admin: &PgConnectOptions, e: &sqlx::Error) -> String {
     let denied = e
@@ -558,8 +457,9 @@ async fn template_for(backend: &'static Backend, schema: Schema) -> Result<Strin
         let name = format!("wb_tmpl_{}_{}", owner(), &hash[..12]);
         let made = make_template(backend, &name, schema).await;
         // Registered even when migrating failed: the half-made template must go too.
-        // A local cluster goes as a whole when the process exits, templates and all.
-        if backend.choice != BackendChoice::Local {
+        // A local cluster of this process goes as a whole when the process exits,
+        // templates and all; one handed over by the runner serves its next runs.
+        if backend.choice != BackendChoice::Local || backend.handed_over {
             let admin = backend.admin.clone();
             let dropped = name.clone();
             at_exit(move || {
@@ -597,22 +497,7 @@ async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<
 
 #[cfg(test)]
 mod tests {
-    use super::{owner, owner_pid, with_database};
-
-    #[test]
-    fn a_database_name_carries_its_owner_machine_and_process() {
-        let (host, pid) = owner().split_once('_').expect("<host>_<pid>");
-        assert_eq!(host.len(), 8);
-        assert_eq!(pid, std::process::id().to_string());
-        let name = format!("wb_test_{}_7", owner());
-        assert_eq!(owner_pid(&name, host), Some(std::process::id() as i32));
-        assert_eq!(
-            owner_pid(&format!("wb_tmpl_{}_0123456789ab", owner()), host),
-            Some(std::process::id() as i32)
-        );
-        // Another machine's runs are not ours to judge.
-        assert_eq!(owner_pid(&name, "00000000"), None);
-    }
+    use super::with_database;
 
     #[test]
     fn a_url_gets_another_database_and_keeps_its_query() {

@@ -1,57 +1,62 @@
 //! The test harness: a real PostgreSQL for every stage's tests, never a mock.
 //!
 //! [`TestDb::create`] gives each test its own freshly migrated database on one
-//! server per test process. The server is found in this order (and the choice is
-//! printed once per process):
+//! server per test process: the server comes from `postgres-provisioning`
+//! (`DATABASE_URL`, a container, or a throwaway cluster from local binaries;
+//! see that crate), and test databases are dropped when their [`TestDb`] is
+//! dropped (also while a test panics).
 //!
-//! 1. `DATABASE_URL`, when set;
-//! 2. a testcontainers Postgres, when a container engine answers (Docker, Podman,
-//!    Colima, ...: see `engine.rs`; `container.rs` for the image and clean-up);
-//! 3. a throwaway cluster started from local PostgreSQL binaries (`initdb`, `postgres`).
-//!
-//! `WORKBOOK_DB=url|container|local` forces one of them. Nothing is left behind:
-//! test databases are dropped when their [`TestDb`] is dropped (also while a test
-//! panics), and the server goes away with the test process.
-//!
-//! Beside it: [`WireRelay`] sits between a pool and the server and reads the
-//! protocol (what was sent, and whether a transaction block was open), and
-//! [`LocalCluster`] starts a cluster of its own with other settings or in another
-//! place (the route benchmark's production-like server), with the same clean-up.
+//! Beside it, the tests' vocabulary: bursts of concurrent calls
+//! ([`fire_concurrently`]), gates that hold a request where a test wants it
+//! ([`PaymentGate`]), [`WireRelay`], which sits between a pool and the server and
+//! reads the protocol (what was sent, and whether a transaction block was open),
+//! and a fake payment [`provider`].
 
-mod backend;
 mod burst;
-mod cleanup;
 mod condition;
-mod container;
 mod db;
-mod engine;
 mod gate;
 mod http;
-mod local;
 pub mod provider;
 mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
 
-pub use backend::{Backend, BackendChoice, NoServer, backend, redact, url_backend};
+use std::io::Write;
+
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
-pub use container::{
-    DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
-    remove_kept_container,
-};
 pub use db::{PoolSize, Schema, TestDb, WARM_UP_BOUND};
-pub use engine::{Endpoint, Engine, Places, engine, find_engine};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
 pub use http::{Answer, Call, serve};
-pub use local::{
-    Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
-};
 pub use wire::{WireLog, WireRelay};
+
+/// Finding and starting the server, a crate of its own since the runner's
+/// `doctor` and the route benchmark use it too.
+pub use postgres_provisioning as provisioning;
+/// The server a test's database lives on ([`backend`]); the rest of finding and
+/// starting it is in [`provisioning`].
+pub use postgres_provisioning::{Backend, BackendChoice, NoServer};
+
+/// The server of this test process, started on first use (or handed over by
+/// the runner); what the search says is printed outside libtest's capture, once
+/// per process, and reaches the runner as [`Condition`]s.
+pub fn backend() -> Result<&'static Backend, &'static NoServer> {
+    postgres_provisioning::listen(|notice| match notice {
+        postgres_provisioning::Notice::Said(text) => {
+            let _ = writeln!(std::io::stderr(), "{text}");
+            report(&Condition::Note {
+                text: text.to_owned(),
+            });
+        }
+        postgres_provisioning::Notice::NoServer => report(&Condition::NoServer),
+    });
+    postgres_provisioning::backend()
+}
 
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {

@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use harness::{TestDb, backend, reference_schema, url_backend};
+use harness::provisioning::url_backend;
+use harness::{TestDb, backend, reference_schema};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 

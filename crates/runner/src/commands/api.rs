@@ -61,6 +61,10 @@ pub fn run(wb: &Workbook, options: ApiOptions) -> Result<bool, Error> {
         package,
         "--example",
         &example,
+        // This process becomes the server and hands no PostgreSQL over: the
+        // example starts its own, with the container client when Docker is here.
+        "--features",
+        "harness/containers",
         "--",
         "--port",
         &port,

@@ -73,12 +73,16 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
         .ok()
         .filter(|v| !v.trim().is_empty());
     match &url {
-        Some(url) => ok(&t!(l, "doctor-url-set", url = harness::redact(url))),
+        Some(url) => ok(&t!(
+            l,
+            "doctor-url-set",
+            url = postgres_provisioning::redact(url)
+        )),
         None => info(&t!(l, "doctor-url-unset")),
     }
-    let docker = harness::engine();
-    let binaries = harness::find_binaries();
-    let account = harness::server_account();
+    let docker = postgres_provisioning::engine();
+    let binaries = postgres_provisioning::find_binaries();
+    let account = postgres_provisioning::server_account();
     let local_works = binaries.is_ok() && account.is_ok();
     match &docker {
         Ok(engine) => {
@@ -143,9 +147,9 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     spinner.phase(&t!(l, "doctor-starting-phase"));
     // Outside CI, `stage N` keeps its container between runs: so does this.
     if crate::environment::container_is_kept() {
-        harness::keep_container();
+        postgres_provisioning::keep_container();
     }
-    let backend = harness::backend();
+    let backend = postgres_provisioning::backend();
     spinner.finish();
     let backend = match backend {
         Ok(b) => b,
@@ -162,9 +166,9 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
 }
 
 /// The image the tests would run, and the kept container.
-fn container_details(l: &Localiser, engine: &harness::Engine) {
-    let image = harness::pg_image();
-    let chosen = if image == harness::DEFAULT_IMAGE {
+fn container_details(l: &Localiser, engine: &postgres_provisioning::Engine) {
+    let image = postgres_provisioning::pg_image();
+    let chosen = if image == postgres_provisioning::DEFAULT_IMAGE {
         t!(l, "doctor-image-default")
     } else {
         t!(l, "doctor-image-from-variable")
@@ -201,7 +205,7 @@ fn container_details(l: &Localiser, engine: &harness::Engine) {
             &t!(l, "doctor-check-engine"),
         ),
     }
-    match harness::kept_container(engine) {
+    match postgres_provisioning::kept_container(engine) {
         Ok(Some(kept)) => ok(&format!(
             "   {}",
             t!(
@@ -218,7 +222,7 @@ fn container_details(l: &Localiser, engine: &harness::Engine) {
                 l,
                 "doctor-not-kept",
                 stage = command("stage N"),
-                container = harness::KEPT_CONTAINER
+                container = postgres_provisioning::KEPT_CONTAINER
             )
         )),
         Err(why) => missing(
@@ -231,20 +235,20 @@ fn container_details(l: &Localiser, engine: &harness::Engine) {
 
 /// `workbook db-stop`: removes the container kept between runs.
 pub fn db_stop(l: &Localiser) -> Result<bool, Error> {
-    let engine = match harness::engine() {
+    let engine = match postgres_provisioning::engine() {
         Ok(engine) => engine,
         Err(why) => {
             println!("{}", t!(l, "db-stop-no-engine", why = why.to_string()));
             return Ok(true);
         }
     };
-    match harness::remove_kept_container(&engine) {
+    match postgres_provisioning::remove_kept_container(&engine) {
         Ok(true) => println!(
             "{}",
             t!(
                 l,
                 "db-stop-removed",
-                container = harness::KEPT_CONTAINER,
+                container = postgres_provisioning::KEPT_CONTAINER,
                 engine = engine.to_string(),
                 stage = command("stage N")
             )
@@ -254,7 +258,7 @@ pub fn db_stop(l: &Localiser) -> Result<bool, Error> {
             t!(
                 l,
                 "db-stop-nothing",
-                container = harness::KEPT_CONTAINER,
+                container = postgres_provisioning::KEPT_CONTAINER,
                 engine = engine.to_string()
             )
         ),
@@ -266,7 +270,7 @@ pub fn db_stop(l: &Localiser) -> Result<bool, Error> {
     Ok(true)
 }
 
-fn headroom(l: &Localiser, backend: &harness::Backend) -> Result<(), Error> {
+fn headroom(l: &Localiser, backend: &postgres_provisioning::Backend) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

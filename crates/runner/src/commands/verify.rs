@@ -68,7 +68,7 @@ impl Verifier<'_> {
         self.metadata();
         self.exercise_files()?;
         self.spinner
-            .phase("Building every package once (cargo test --workspace --no-run)");
+            .phase("Building every stage's package once (cargo test --workspace --no-run)");
         let build = self.cargo.build(Targets::Workspace, &mut |_| {})?;
         let broken: Vec<String> = {
             let mut names: Vec<String> = build.errors.iter().map(|e| e.package.clone()).collect();

@@ -25,8 +25,9 @@ use std::time::{Duration, Instant};
 
 use sqlx::postgres::PgConnectOptions;
 
-use crate::backend::{Backend, BackendChoice, NoServer};
+use crate::backend::{Backend, BackendChoice};
 use crate::cleanup::at_exit;
+use crate::error::LocalError;
 
 /// The PostgreSQL binaries the harness found, and where.
 #[derive(Debug, Clone)]
@@ -46,7 +47,7 @@ impl Binaries {
 
 /// Looks on PATH, then `pg_config --bindir`, then `/usr/lib/postgresql/*/bin`
 /// (newest version first), for a directory holding both `initdb` and `postgres`.
-pub fn find_binaries() -> Result<Binaries, String> {
+pub fn find_binaries() -> Result<Binaries, LocalError> {
     let complete =
         |dir: &Path| is_executable(&dir.join("initdb")) && is_executable(&dir.join("postgres"));
     if let Some(path) = std::env::var_os("PATH") {
@@ -88,11 +89,7 @@ pub fn find_binaries() -> Result<Binaries, String> {
             bindir,
             found_by: "/usr/lib/postgresql/*/bin",
         }),
-        None => Err(
-            "local binaries: no directory with both initdb and postgres on PATH, \
-                     from pg_config --bindir, or under /usr/lib/postgresql/*/bin"
-                .to_owned(),
-        ),
+        None => Err(LocalError::NoBinaries),
     }
 }
 
@@ -104,7 +101,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Which account runs the server: ourselves, unless we are root.
-pub fn server_account() -> Result<Option<String>, String> {
+pub fn server_account() -> Result<Option<String>, LocalError> {
     #[allow(unsafe_code)]
     // SAFETY: geteuid has no preconditions and cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
@@ -116,11 +113,7 @@ pub fn server_account() -> Result<Option<String>, String> {
             return Ok(Some(user.to_owned()));
         }
     }
-    Err(
-        "local binaries: running as root, and PostgreSQL refuses root, but neither a `postgres` \
-         nor a `nobody` account exists to run it as (create one: useradd --system postgres)"
-            .to_owned(),
-    )
+    Err(LocalError::NoAccountButRoot)
 }
 
 /// Asks the user database directly (`id -u` would cost a process start).
@@ -151,15 +144,14 @@ const ROOM_NEEDED: u64 = 512 << 20;
 
 /// `WORKBOOK_PG_TMPDIR` when set; else `/dev/shm` when it is a writable tmpfs with
 /// room; else `TMPDIR` (or `/tmp`).
-pub fn scratch_dir() -> Result<ScratchDir, String> {
+pub fn scratch_dir() -> Result<ScratchDir, LocalError> {
     if let Some(dir) = std::env::var_os(SCRATCH_VAR).filter(|d| !d.is_empty()) {
         let dir = PathBuf::from(dir);
         if !dir.is_dir() {
-            return Err(format!(
-                "local binaries: {SCRATCH_VAR}={} is not a directory (create it, or unset \
-                 {SCRATCH_VAR} to let the harness choose)",
-                dir.display()
-            ));
+            return Err(LocalError::NotADirectory {
+                var: SCRATCH_VAR,
+                dir,
+            });
         }
         return Ok(ScratchDir {
             why: format!("from {SCRATCH_VAR}"),
@@ -183,33 +175,35 @@ pub fn scratch_dir() -> Result<ScratchDir, String> {
 }
 
 /// The server account must be able to reach its directory inside `dir`.
-fn reachable_by(dir: &Path, account: Option<&str>) -> Result<(), String> {
+fn reachable_by(dir: &Path, account: Option<&str>) -> Result<(), LocalError> {
     use std::os::unix::fs::PermissionsExt;
     let Some(user) = account else {
         return Ok(());
     };
     let mode = dir
         .metadata()
-        .map_err(|e| format!("local binaries: cannot read {}: {e}", dir.display()))?
+        .map_err(|source| LocalError::File {
+            action: "read",
+            path: dir.to_owned(),
+            source,
+        })?
         .permissions()
         .mode();
     if mode & 0o001 == 0 {
-        return Err(format!(
-            "local binaries: the server runs as user {user}, who cannot enter {} (mode {:o}); \
-             make it world-searchable like /tmp: chmod 1777 {}",
-            dir.display(),
-            mode & 0o7777,
-            dir.display()
-        ));
+        return Err(LocalError::Unreachable {
+            user: user.to_owned(),
+            dir: dir.to_owned(),
+            mode: mode & 0o7777,
+        });
     }
     Ok(())
 }
 
 /// Whether `dir` is a tmpfs this process may write to, with [`ROOM_NEEDED`] free.
-fn in_memory_with_room(dir: &Path) -> Result<(), String> {
-    let shown = dir.display();
+fn in_memory_with_room(dir: &Path) -> Result<(), NotInMemory> {
+    let shown = dir.to_owned();
     let mounts = std::fs::read_to_string("/proc/self/mounts")
-        .map_err(|_| format!("no /proc/self/mounts to tell whether {shown} is a tmpfs"))?;
+        .map_err(|_| NotInMemory::NoMounts(shown.clone()))?;
     // "tmpfs /dev/shm tmpfs rw,nosuid,nodev,size=... 0 0"; the last entry wins.
     let fs_type = mounts
         .lines()
@@ -219,12 +213,15 @@ fn in_memory_with_room(dir: &Path) -> Result<(), String> {
             (Path::new(point) == dir).then(|| fs_type.to_owned())
         })
         .next_back()
-        .ok_or_else(|| format!("{shown} is not mounted"))?;
+        .ok_or_else(|| NotInMemory::NotMounted(shown.clone()))?;
     if fs_type != "tmpfs" {
-        return Err(format!("{shown} is {fs_type}, not tmpfs"));
+        return Err(NotInMemory::NotTmpfs {
+            dir: shown,
+            fs_type,
+        });
     }
     let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .map_err(|_| format!("{shown} has a NUL byte"))?;
+        .map_err(|_| NotInMemory::NulByte(shown.clone()))?;
     // SAFETY: `path` is NUL-terminated and `stat` is a plain struct that statvfs fills.
     #[allow(unsafe_code)]
     let (writable, stat) = unsafe {
@@ -234,24 +231,46 @@ fn in_memory_with_room(dir: &Path) -> Result<(), String> {
         (writable, ok.then_some(stat))
     };
     if !writable {
-        return Err(format!("{shown} is not writable"));
+        return Err(NotInMemory::NotWritable(shown));
     }
-    let stat = stat.ok_or_else(|| format!("statvfs({shown}) failed"))?;
+    let stat = stat.ok_or_else(|| NotInMemory::NoStatvfs(shown.clone()))?;
     #[allow(clippy::useless_conversion)] // the field types differ between platforms
     let free = u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize));
     if free < ROOM_NEEDED {
-        return Err(format!(
-            "{shown} has {} MB free, less than the {} MB a cluster may need",
-            free >> 20,
-            ROOM_NEEDED >> 20
-        ));
+        return Err(NotInMemory::TooSmall {
+            dir: shown,
+            free_mb: free >> 20,
+        });
     }
     Ok(())
 }
 
+/// Why the harness's clusters do not go to a place in memory: said in the
+/// server's description ("on disk: ..."), not an error.
+#[derive(Debug, thiserror::Error)]
+enum NotInMemory {
+    #[error("no /proc/self/mounts to tell whether {} is a tmpfs", .0.display())]
+    NoMounts(PathBuf),
+    #[error("{} is not mounted", .0.display())]
+    NotMounted(PathBuf),
+    #[error("{} is {fs_type}, not tmpfs", .dir.display())]
+    NotTmpfs { dir: PathBuf, fs_type: String },
+    #[error("{} has a NUL byte", .0.display())]
+    NulByte(PathBuf),
+    #[error("{} is not writable", .0.display())]
+    NotWritable(PathBuf),
+    #[error("statvfs({}) failed", .0.display())]
+    NoStatvfs(PathBuf),
+    #[error(
+        "{} has {free_mb} MB free, less than the {} MB a cluster may need",
+        .dir.display(), ROOM_NEEDED >> 20
+    )]
+    TooSmall { dir: PathBuf, free_mb: u64 },
+}
+
 /// Starts a cluster for this process.
-pub async fn start() -> Result<Backend, NoServer> {
-    let scratch = scratch_dir().map_err(NoServer::new)?;
+pub async fn start() -> Result<Backend, LocalError> {
+    let scratch = scratch_dir()?;
     start_in(scratch, &[]).await.map(|cluster| {
         // The tests' cluster lives as long as the process: its supervisor is
         // stopped at exit, not by a drop.
@@ -283,13 +302,13 @@ pub struct LocalCluster {
 }
 
 impl LocalCluster {
-    pub async fn start(settings: ClusterSettings) -> Result<LocalCluster, NoServer> {
+    pub async fn start(settings: ClusterSettings) -> Result<LocalCluster, LocalError> {
         let scratch = match settings.place {
             Some(dir) => ScratchDir {
                 why: "chosen by the caller".to_owned(),
                 dir,
             },
-            None => scratch_dir().map_err(NoServer::new)?,
+            None => scratch_dir()?,
         };
         let durable: &[String] = &[
             "-c".into(),
@@ -317,23 +336,21 @@ impl Drop for LocalCluster {
     }
 }
 
-async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalCluster, NoServer> {
+async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalCluster, LocalError> {
     let started = Instant::now();
-    let binaries = find_binaries().map_err(NoServer::new)?;
-    let account = server_account().map_err(NoServer::new)?;
+    let binaries = find_binaries()?;
+    let account = server_account()?;
     // `postgres --version` takes a process start; it runs while the cluster starts.
-    let version = Version::ask(&binaries).map_err(NoServer::new)?;
-    reachable_by(&scratch.dir, account.as_deref()).map_err(NoServer::new)?;
-    let cache =
-        cached_data_dir(&binaries, account.as_deref(), &scratch.dir).map_err(NoServer::new)?;
+    let version = Version::ask(&binaries)?;
+    reachable_by(&scratch.dir, account.as_deref())?;
+    let cache = cached_data_dir(&binaries, account.as_deref(), &scratch.dir)?;
     let server = Supervised::spawn(
         &binaries,
         &cache,
         account.as_deref(),
         &scratch.dir,
         settings,
-    )
-    .map_err(NoServer::new)?;
+    )?;
     let admin = PgConnectOptions::new()
         .socket(&server.run_dir)
         .port(5432)
@@ -343,7 +360,7 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
         Ok(max) => max,
         Err(e) => {
             stop_supervisor(server.id);
-            return Err(NoServer::new(e));
+            return Err(e);
         }
     };
     let version = version.answer();
@@ -365,6 +382,7 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
                 started.elapsed().as_secs_f64()
             ),
             max_connections,
+            handed_over: false,
         },
         run_dir: server.run_dir,
         binaries,
@@ -397,7 +415,7 @@ pub fn file_system_of(path: &Path) -> Option<String> {
 struct Version(Child);
 
 impl Version {
-    fn ask(binaries: &Binaries) -> Result<Self, String> {
+    fn ask(binaries: &Binaries) -> Result<Self, LocalError> {
         Command::new(binaries.postgres())
             .arg("--version")
             .stdin(Stdio::null())
@@ -405,11 +423,9 @@ impl Version {
             .stderr(Stdio::null())
             .spawn()
             .map(Self)
-            .map_err(|e| {
-                format!(
-                    "local binaries: could not run {}: {e}",
-                    binaries.postgres().display()
-                )
+            .map_err(|source| LocalError::Run {
+                program: binaries.postgres().display().to_string(),
+                source,
             })
     }
 
@@ -461,17 +477,16 @@ fn cached_data_dir(
     binaries: &Binaries,
     account: Option<&str>,
     scratch: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, LocalError> {
     // The binary's size and time stand for its version: an upgrade changes them.
     let identity = binaries
         .postgres()
         .metadata()
         .map(|m| format!("{}@{:?}", m.len(), m.modified().ok()))
-        .map_err(|e| {
-            format!(
-                "local binaries: cannot read {}: {e}",
-                binaries.postgres().display()
-            )
+        .map_err(|source| LocalError::File {
+            action: "read",
+            path: binaries.postgres(),
+            source,
         })?;
     let key = crate::content_hash(&format!(
         "{identity}|{}|{INITDB_ARGS:?}|{PREPARE}|{account:?}|without spare WAL",
@@ -482,8 +497,11 @@ fn cached_data_dir(
     if cache.join("PG_VERSION").is_file() {
         return Ok(cache);
     }
-    std::fs::create_dir_all(&root)
-        .map_err(|e| format!("local binaries: cannot create {}: {e}", root.display()))?;
+    std::fs::create_dir_all(&root).map_err(|source| LocalError::File {
+        action: "create",
+        path: root.clone(),
+        source,
+    })?;
     // initdb writes into a fresh scratch directory that the server account owns (it
     // may not be able to reach target/), then the result is copied into place.
     let scratch = run_shell(
@@ -504,11 +522,13 @@ fn cached_data_dir(
             )
             .map(|_| cache.clone())
         }),
-        Ok(out) => Err(format!(
-            "local binaries: initdb failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+        Ok(out) => Err(LocalError::Initdb(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
         )),
-        Err(e) => Err(format!("local binaries: could not run initdb: {e}")),
+        Err(source) => Err(LocalError::Run {
+            program: "initdb".to_owned(),
+            source,
+        }),
     };
     let _ = std::fs::remove_dir_all(&scratch);
     result
@@ -516,7 +536,7 @@ fn cached_data_dir(
 
 /// Runs [`PREPARE`] on a fresh data directory, in single-user mode (no server,
 /// no socket).
-fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<(), String> {
+fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<(), LocalError> {
     let mut single = as_account(account, &binaries.postgres());
     let mut child = single
         .arg("--single")
@@ -527,23 +547,27 @@ fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<()
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("local binaries: could not run postgres --single: {e}"))?;
+        .map_err(|source| single_failed("run", source))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(PREPARE.as_bytes())
-            .map_err(|e| format!("local binaries: could not talk to postgres --single: {e}"))?;
+            .map_err(|source| single_failed("talk to", source))?;
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| format!("local binaries: postgres --single: {e}"))?;
+        .map_err(|source| single_failed("wait for", source))?;
     let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
     if out.status.success() && !said.contains("ERROR") {
         drop_recycled_wal(data)
     } else {
-        Err(format!(
-            "local binaries: preparing the data directory failed: {}",
-            said.trim()
-        ))
+        Err(LocalError::Prepare(said.trim().to_owned()))
+    }
+}
+
+fn single_failed(doing: &str, source: std::io::Error) -> LocalError {
+    LocalError::Run {
+        program: format!("postgres --single (could not {doing} it)"),
+        source,
     }
 }
 
@@ -555,10 +579,13 @@ fn prepare(binaries: &Binaries, account: Option<&str>, data: &Path) -> Result<()
 /// never read (a server creates the segments it writes next). The checkpoint of a
 /// clean shutdown, with no replication slot nor `wal_keep_size`, keeps no segment
 /// older than its own, so the lowest-numbered one is where the server starts.
-fn drop_recycled_wal(data: &Path) -> Result<(), String> {
+fn drop_recycled_wal(data: &Path) -> Result<(), LocalError> {
     let wal = data.join("pg_wal");
-    let listed = std::fs::read_dir(&wal)
-        .map_err(|e| format!("local binaries: cannot list {}: {e}", wal.display()))?;
+    let listed = std::fs::read_dir(&wal).map_err(|source| LocalError::File {
+        action: "list",
+        path: wal.clone(),
+        source,
+    })?;
     let mut segments: Vec<PathBuf> = listed
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| {
@@ -569,8 +596,11 @@ fn drop_recycled_wal(data: &Path) -> Result<(), String> {
         .collect();
     segments.sort();
     for spare in segments.iter().skip(1) {
-        std::fs::remove_file(spare)
-            .map_err(|e| format!("local binaries: cannot remove {}: {e}", spare.display()))?;
+        std::fs::remove_file(spare).map_err(|source| LocalError::File {
+            action: "remove",
+            path: spare.clone(),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -591,20 +621,22 @@ fn as_account(account: Option<&str>, program: &Path) -> Command {
     }
 }
 
-fn run_shell(script: &str, args: &[&str]) -> Result<String, String> {
+fn run_shell(script: &str, args: &[&str]) -> Result<String, LocalError> {
     let out = Command::new("sh")
         .arg("-c")
         .arg(script)
         .arg("sh")
         .args(args)
         .output()
-        .map_err(|e| format!("local binaries: could not run sh: {e}"))?;
+        .map_err(|source| LocalError::Run {
+            program: "sh".to_owned(),
+            source,
+        })?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(format!(
-            "local binaries: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+        Err(LocalError::Shell(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
         ))
     }
 }
@@ -659,7 +691,7 @@ impl Supervised {
         account: Option<&str>,
         scratch: &Path,
         settings: &[String],
-    ) -> Result<Self, String> {
+    ) -> Result<Self, LocalError> {
         use std::os::unix::process::CommandExt;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -679,7 +711,10 @@ impl Supervised {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()
-            .map_err(|e| format!("local binaries: could not start the supervisor shell: {e}"))?;
+            .map_err(|source| LocalError::Run {
+                program: "the supervisor shell".to_owned(),
+                source,
+            })?;
         let stdout = child.stdout.take();
         let id = NEXT_SUPERVISOR.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut all) = SUPERVISORS.lock() {
@@ -688,13 +723,13 @@ impl Supervised {
         static HOOKED: std::sync::Once = std::sync::Once::new();
         HOOKED.call_once(|| at_exit(stop_every_supervisor));
         let owner = account.map(owner_ids).transpose()?;
-        if let Err(e) = copy_data_dir(cache, &run_dir, owner) {
+        if let Err(source) = copy_data_dir(cache, &run_dir, owner) {
             stop_supervisor(id);
-            return Err(format!(
-                "local binaries: could not copy the cached data directory {} into {}: {e}",
-                cache.display(),
-                run_dir.display()
-            ));
+            return Err(LocalError::Copy {
+                cache: cache.to_owned(),
+                run: run_dir,
+                source,
+            });
         }
         let told = SUPERVISORS.lock().ok().and_then(|mut all| {
             let (_, child) = all.iter_mut().find(|(each, _)| *each == id)?;
@@ -708,15 +743,15 @@ impl Supervised {
             Ok(Self { run_dir, id })
         } else {
             stop_supervisor(id);
-            Err(format!("local binaries: the supervisor said {first:?}"))
+            Err(LocalError::Supervisor(first))
         }
     }
 }
 
 /// The user and group ids of `user`.
-fn owner_ids(user: &str) -> Result<(u32, u32), String> {
-    let name = std::ffi::CString::new(user)
-        .map_err(|_| format!("local binaries: the account name {user:?} has a NUL byte"))?;
+fn owner_ids(user: &str) -> Result<(u32, u32), LocalError> {
+    let name =
+        std::ffi::CString::new(user).map_err(|_| LocalError::NulInAccount(user.to_owned()))?;
     // SAFETY: `name` is NUL-terminated; the record getpwnam returns is read at once,
     // before anything else could call it again.
     #[allow(unsafe_code)]
@@ -724,7 +759,7 @@ fn owner_ids(user: &str) -> Result<(u32, u32), String> {
         let entry = libc::getpwnam(name.as_ptr());
         (!entry.is_null()).then(|| ((*entry).pw_uid, (*entry).pw_gid))
     };
-    ids.ok_or_else(|| format!("local binaries: no account named {user}"))
+    ids.ok_or_else(|| LocalError::NoSuchAccount(user.to_owned()))
 }
 
 /// Copies the cached data directory to `run/data`, in this process (a `cp -a`
@@ -802,12 +837,12 @@ fn wait_for_clean_up(mut child: Child) {
 }
 
 /// Polls the socket every 5 ms until the server answers (bounded at 15 s).
-async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u32, String> {
+async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u32, LocalError> {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        match crate::db::probe(admin).await {
+        match crate::databases::probe(admin).await {
             Ok(max) => return Ok(max),
-            Err(e) => {
+            Err(source) => {
                 let log = std::fs::read_to_string(run_dir.join("postgres.log")).unwrap_or_default();
                 // Our own early connection attempts log "the database system is
                 // starting up"; any other FATAL means the server will not come up.
@@ -816,10 +851,10 @@ async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u3
                         && !line.contains("starting up")
                 });
                 if failed || Instant::now() > deadline {
-                    return Err(format!(
-                        "local binaries: the server did not start ({e}); its log says:\n{}",
-                        log.trim()
-                    ));
+                    return Err(LocalError::NotStarted {
+                        source,
+                        log: log.trim().to_owned(),
+                    });
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }

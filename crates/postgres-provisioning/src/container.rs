@@ -32,15 +32,19 @@ use std::time::{Duration, Instant};
 
 use sqlx::postgres::PgConnectOptions;
 use testcontainers_modules::postgres::Postgres;
+use testcontainers_modules::testcontainers::TestcontainersError;
+use testcontainers_modules::testcontainers::bollard::errors::Error as BollardError;
 use testcontainers_modules::testcontainers::bollard::models::{HostConfig, PortBinding};
 use testcontainers_modules::testcontainers::core::Mount;
+use testcontainers_modules::testcontainers::core::error::ClientError;
 use testcontainers_modules::testcontainers::runners::AsyncRunner;
 use testcontainers_modules::testcontainers::{ContainerRequest, ImageExt};
 
-use crate::backend::{Backend, BackendChoice, NoServer, announce};
+use crate::backend::{Backend, BackendChoice, announce};
 use crate::cleanup::{alive, at_exit, host_name};
-use crate::db::drop_databases_of_dead_runs;
+use crate::databases::drop_databases_of_dead_runs;
 use crate::engine::{Engine, split_image};
+use crate::error::{ContainerError, EngineError};
 
 /// The image learners get: the official one, small, pulled once.
 pub const DEFAULT_IMAGE: &str = "postgres:15-alpine";
@@ -132,7 +136,7 @@ struct Running {
     how: &'static str,
 }
 
-pub async fn start(engine: &Engine) -> Result<Backend, NoServer> {
+pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
     let started = Instant::now();
     let image = image();
     ensure_image(engine, &image)?;
@@ -151,11 +155,10 @@ pub async fn start(engine: &Engine) -> Result<Backend, NoServer> {
         .database("postgres");
     let max_connections = wait_until_ready(&admin, Duration::from_secs(30))
         .await
-        .map_err(|e| {
-            NoServer::new(format!(
-                "{engine}: the server in container {} does not answer: {e}",
-                running.name
-            ))
+        .map_err(|source| ContainerError::NotAnswering {
+            engine: engine.clone(),
+            container: running.name.clone(),
+            source,
         })?;
     if running.how != "throwaway" {
         drop_databases_of_dead_runs(&admin).await;
@@ -171,12 +174,13 @@ pub async fn start(engine: &Engine) -> Result<Backend, NoServer> {
             started.elapsed().as_secs_f64()
         ),
         max_connections,
+        handed_over: false,
     })
 }
 
 /// Makes sure the engine has the image: pulls it when a registry answers in time.
-fn ensure_image(engine: &Engine, image: &str) -> Result<(), NoServer> {
-    if engine.has_image(image).map_err(NoServer::new)? {
+fn ensure_image(engine: &Engine, image: &str) -> Result<(), ContainerError> {
+    if engine.has_image(image)? {
         return Ok(());
     }
     announce(&format!(
@@ -188,13 +192,13 @@ fn ensure_image(engine: &Engine, image: &str) -> Result<(), NoServer> {
             REGISTRY_BOUND.as_secs()
         ))
     };
-    engine.pull(image, REGISTRY_BOUND, REGISTRY_PATIENCE, still_waiting).map_err(|why| {
-        NoServer::new(format!(
-            "{engine} answers, but it has no image {image} and cannot pull it ({why}). Without a \
-             registry, `just docker-image` builds workbook-postgres:15 from Debian packages and \
-             WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it"
-        ))
-    })
+    engine
+        .pull(image, REGISTRY_BOUND, REGISTRY_PATIENCE, still_waiting)
+        .map_err(|why| ContainerError::NoImage {
+            engine: engine.clone(),
+            image: image.to_owned(),
+            why: Box::new(why),
+        })
 }
 
 /// What every container of the harness runs: the image, the server's settings,
@@ -279,22 +283,53 @@ impl CpuPlace {
 
 /// Starts testcontainers' request and returns the host port of 5432. The handle is
 /// forgotten on purpose: the harness removes the container itself (module docs).
-async fn create(engine: &Engine, request: ContainerRequest<Postgres>) -> Result<u16, String> {
-    let container = request.start().await.map_err(|e| e.to_string())?;
+async fn create(
+    engine: &Engine,
+    image: &str,
+    kept: bool,
+    request: ContainerRequest<Postgres>,
+) -> Result<u16, ContainerError> {
+    let container = request
+        .start()
+        .await
+        .map_err(|source| ContainerError::Start {
+            engine: engine.clone(),
+            image: image.to_owned(),
+            name: kept.then(|| KEPT_CONTAINER.to_owned()),
+            source: Box::new(source),
+        })?;
     let port = container.get_host_port_ipv4(5432).await;
     let id = container.id().to_owned();
     std::mem::forget(container);
-    port.map_err(|e| {
+    port.map_err(|source| {
         let _ = engine.remove(&id);
-        format!("no port published for 5432: {e}")
+        ContainerError::NoPort {
+            engine: engine.clone(),
+            container: id,
+            source: Box::new(source),
+        }
     })
+}
+
+/// Whether the engine refused to create a container because one of that name
+/// exists (HTTP 409): another run created the kept container first.
+fn name_taken(error: &ContainerError) -> bool {
+    matches!(
+        error,
+        ContainerError::Start { source, .. } if matches!(
+            source.as_ref(),
+            TestcontainersError::Client(ClientError::CreateContainer(
+                BollardError::DockerResponseServerError { status_code: 409, .. }
+            ))
+        )
+    )
 }
 
 async fn start_throwaway(
     engine: &Engine,
     image: &str,
     access: Access,
-) -> Result<Running, NoServer> {
+) -> Result<Running, ContainerError> {
     sweep_dead_owners(engine);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -303,15 +338,13 @@ async fn start_throwaway(
     let name = format!("idempotency-workbook-{}-{nanos:09}", std::process::id());
     // The supervisor first: a kill between here and the container's start is
     // covered by it or, failing that, by the next sweep.
-    Supervisor::spawn(engine, &name).map_err(NoServer::new)?;
+    Supervisor::spawn(engine, &name)?;
     let request = request(image, access, CpuPlace::of(engine))
         .with_container_name(&name)
         .with_label(KIND, "throwaway")
         .with_label(OWNER_PID, std::process::id().to_string())
         .with_label(OWNER_HOST, host_name());
-    let port = create(engine, request)
-        .await
-        .map_err(|e| NoServer::new(format!("{engine}: could not start {image}: {e}")))?;
+    let port = create(engine, image, false, request).await?;
     Ok(Running {
         name,
         port,
@@ -319,10 +352,14 @@ async fn start_throwaway(
     })
 }
 
-async fn start_kept(engine: &Engine, image: &str, access: Access) -> Result<Running, NoServer> {
+async fn start_kept(
+    engine: &Engine,
+    image: &str,
+    access: Access,
+) -> Result<Running, ContainerError> {
     // Two runs may race to create it: the loser finds the winner's on its second look.
     for look in 0..2 {
-        if let Some(info) = engine.inspect(KEPT_CONTAINER).map_err(NoServer::new)? {
+        if let Some(info) = engine.inspect(KEPT_CONTAINER)? {
             let running = info["State"]["Running"].as_bool() == Some(true);
             let same_image = info["Config"]["Image"].as_str() == Some(image);
             let same_settings =
@@ -337,13 +374,13 @@ async fn start_kept(engine: &Engine, image: &str, access: Access) -> Result<Runn
                 }
                 // Stopped (its tmpfs is empty now), of another image or made with
                 // other settings: start afresh.
-                _ => engine.remove(KEPT_CONTAINER).map_err(NoServer::new)?,
+                _ => engine.remove(KEPT_CONTAINER)?,
             }
         }
         let request = request(image, access, CpuPlace::of(engine))
             .with_container_name(KEPT_CONTAINER)
             .with_label(KIND, "kept");
-        match create(engine, request).await {
+        match create(engine, image, true, request).await {
             Ok(port) => {
                 announce(&format!(
                     "harness: started container {KEPT_CONTAINER}; it stays for the next runs \
@@ -355,17 +392,14 @@ async fn start_kept(engine: &Engine, image: &str, access: Access) -> Result<Runn
                     how: "kept (new)",
                 });
             }
-            Err(e) if look == 0 && e.contains("409") => continue,
-            Err(e) => {
-                return Err(NoServer::new(format!(
-                    "{engine}: could not start {image} as {KEPT_CONTAINER}: {e}"
-                )));
-            }
+            Err(e) if look == 0 && name_taken(&e) => continue,
+            Err(e) => return Err(e),
         }
     }
-    Err(NoServer::new(format!(
-        "{engine}: {KEPT_CONTAINER} was removed while this run started it; run again"
-    )))
+    Err(ContainerError::RemovedMeanwhile {
+        engine: engine.clone(),
+        container: KEPT_CONTAINER.to_owned(),
+    })
 }
 
 fn published_port(info: &serde_json::Value) -> Option<u16> {
@@ -376,7 +410,7 @@ fn published_port(info: &serde_json::Value) -> Option<u16> {
 }
 
 /// The kept container, as `cargo workbook doctor` shows it: `None` when there is none.
-pub fn kept_container(engine: &Engine) -> Result<Option<String>, String> {
+pub fn kept_container(engine: &Engine) -> Result<Option<String>, EngineError> {
     let Some(info) = engine.inspect(KEPT_CONTAINER)? else {
         return Ok(None);
     };
@@ -392,7 +426,7 @@ pub fn kept_container(engine: &Engine) -> Result<Option<String>, String> {
 }
 
 /// Removes the kept container (`cargo workbook db-stop`); false when there was none.
-pub fn remove_kept_container(engine: &Engine) -> Result<bool, String> {
+pub fn remove_kept_container(engine: &Engine) -> Result<bool, EngineError> {
     let existed = engine.inspect(KEPT_CONTAINER)?.is_some();
     engine.remove(KEPT_CONTAINER)?;
     Ok(existed)
@@ -425,7 +459,7 @@ fn sweep_dead_owners(engine: &Engine) {
 async fn wait_until_ready(admin: &PgConnectOptions, bound: Duration) -> Result<u32, sqlx::Error> {
     let deadline = Instant::now() + bound;
     loop {
-        match crate::db::probe(admin).await {
+        match crate::databases::probe(admin).await {
             Ok(max) => return Ok(max),
             Err(e) if Instant::now() > deadline => return Err(e),
             Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
@@ -456,7 +490,7 @@ struct Supervisor;
 static SUPERVISED: Mutex<Option<(Engine, String, Child)>> = Mutex::new(None);
 
 impl Supervisor {
-    fn spawn(engine: &Engine, name: &str) -> Result<(), String> {
+    fn spawn(engine: &Engine, name: &str) -> Result<(), ContainerError> {
         let child = Command::new("sh")
             .arg("-c")
             .arg(SUPERVISOR)
@@ -467,7 +501,7 @@ impl Supervisor {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("could not start the container's supervisor shell: {e}"))?;
+            .map_err(ContainerError::Supervisor)?;
         if let Ok(mut slot) = SUPERVISED.lock() {
             *slot = Some((engine.clone(), name.to_owned(), child));
         }

@@ -14,6 +14,8 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::error::EngineError;
+
 /// Where an engine's API answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
@@ -87,17 +89,14 @@ impl Places {
 
 /// Every place an engine may answer, in the order they are tried. `DOCKER_HOST`,
 /// when set, is the only one: it says where the engine is.
-pub fn candidates(places: &Places) -> Result<Vec<Engine>, String> {
+pub fn candidates(places: &Places) -> Result<Vec<Engine>, EngineError> {
     if let Some(host) = &places.docker_host {
         let endpoint = if let Some(path) = host.strip_prefix("unix://") {
             Endpoint::Unix(PathBuf::from(path))
         } else if let Some(address) = host.strip_prefix("tcp://") {
             Endpoint::Tcp(address.trim_end_matches('/').to_owned())
         } else {
-            return Err(format!(
-                "DOCKER_HOST={host} is neither unix:// nor tcp://; the harness speaks to those two \
-                 (fix DOCKER_HOST, or unset it to let the harness look for the engine's socket)"
-            ));
+            return Err(EngineError::UnknownScheme { host: host.clone() });
         };
         return Ok(vec![Engine {
             endpoint,
@@ -130,7 +129,7 @@ pub fn candidates(places: &Places) -> Result<Vec<Engine>, String> {
 
 /// The first engine that answers its ping. A socket file alone proves nothing:
 /// Docker Desktop leaves its socket behind when it quits.
-pub fn find_engine(places: &Places) -> Result<Engine, String> {
+pub fn find_engine(places: &Places) -> Result<Engine, EngineError> {
     let all = candidates(places)?;
     let mut silent = Vec::new();
     for engine in all.iter() {
@@ -146,18 +145,15 @@ pub fn find_engine(places: &Places) -> Result<Engine, String> {
         }
     }
     if silent.is_empty() {
-        let looked: Vec<String> = all.iter().map(|e| e.endpoint.to_string()).collect();
-        Err(format!(
-            "no engine: DOCKER_HOST is not set and none of these sockets exists: {}",
-            looked.join(", ")
-        ))
+        let looked = all.iter().map(|e| e.endpoint.to_string()).collect();
+        Err(EngineError::NoSocket { looked })
     } else {
-        Err(silent.join("; "))
+        Err(EngineError::NoneAnswers(silent))
     }
 }
 
 /// The engine of this machine, as the tests would find it.
-pub fn engine() -> Result<Engine, String> {
+pub fn engine() -> Result<Engine, EngineError> {
     find_engine(&Places::from_env())
 }
 
@@ -246,51 +242,56 @@ impl Engine {
         Ok(stream)
     }
 
-    pub(crate) fn call(&self, method: &str, path: &str) -> Result<Reply, String> {
+    pub(crate) fn call(&self, method: &str, path: &str) -> Result<Reply, EngineError> {
         let read = || -> std::io::Result<Vec<u8>> {
             let mut stream = self.send(method, path, CALL_BOUND)?;
             let mut raw = Vec::new();
             stream.read_to_end(&mut raw)?;
             Ok(raw)
         };
-        let raw = read().map_err(|e| format!("{self}: {method} {path}: {e}"))?;
-        parse_reply(&raw).ok_or_else(|| {
-            format!(
-                "{self}: {method} {path}: not an HTTP answer: {:?}",
-                String::from_utf8_lossy(&raw[..raw.len().min(80)])
-            )
+        let raw = read().map_err(|source| EngineError::Call {
+            engine: self.clone(),
+            call: format!("{method} {path}"),
+            source,
+        })?;
+        parse_reply(&raw).ok_or_else(|| EngineError::NotHttp {
+            engine: self.clone(),
+            call: format!("{method} {path}"),
+            start: String::from_utf8_lossy(&raw[..raw.len().min(80)]).into_owned(),
         })
     }
 
     /// `GET /_ping`, bounded at 2 s.
-    pub fn ping(&self) -> Result<(), String> {
+    pub fn ping(&self) -> Result<(), EngineError> {
         let answer = (|| -> std::io::Result<Vec<u8>> {
             let mut stream = self.send("GET", "/_ping", Duration::from_secs(2))?;
             let mut raw = Vec::new();
             stream.read_to_end(&mut raw)?;
             Ok(raw)
         })();
-        match answer.as_deref().map(parse_reply) {
-            Ok(Some(reply)) if reply.status == 200 => Ok(()),
-            Ok(Some(reply)) => Err(format!(
-                "{self} answered its ping with HTTP {}",
-                reply.status
-            )),
-            Ok(None) => Err(format!("{self} did not answer its ping in HTTP")),
-            Err(e) => Err(format!("no engine answers at {} ({e})", self.endpoint)),
+        let raw = answer.map_err(|source| EngineError::Silent {
+            endpoint: self.endpoint.clone(),
+            source,
+        })?;
+        match parse_reply(&raw) {
+            Some(reply) if reply.status == 200 => Ok(()),
+            Some(reply) => Err(EngineError::PingRefused {
+                engine: self.clone(),
+                status: reply.status,
+            }),
+            None => Err(EngineError::PingNotHttp {
+                engine: self.clone(),
+            }),
         }
     }
 
     /// Whether the engine has the image locally (it never pulls for this).
-    pub fn has_image(&self, image: &str) -> Result<bool, String> {
+    pub fn has_image(&self, image: &str) -> Result<bool, EngineError> {
         let reply = self.call("GET", &format!("/images/{image}/json"))?;
         match reply.status {
             200 => Ok(true),
             404 => Ok(false),
-            other => Err(format!(
-                "{self}: looking for image {image}: HTTP {other}: {}",
-                reply.message()
-            )),
+            other => Err(self.refused(format!("looking for image {image}"), other, &reply)),
         }
     }
 
@@ -306,17 +307,23 @@ impl Engine {
         first_word: Duration,
         patience: Duration,
         still_waiting: impl FnOnce(),
-    ) -> Result<(), String> {
+    ) -> Result<(), EngineError> {
         let (name, tag) = split_image(image);
         let path = format!("/images/create?fromImage={name}&tag={tag}");
         let started = Instant::now();
         let stream = self
             .send("POST", &path, patience.min(first_word))
-            .map_err(|e| format!("{self}: pulling {image}: {e}"))?;
+            .map_err(|source| EngineError::PullNotSent {
+                engine: self.clone(),
+                image: image.to_owned(),
+                source,
+            })?;
         let mut lines = BufReader::new(stream);
         let mut status_line = String::new();
-        let silent =
-            |e: std::io::Error| format!("no registry answered within {first_word:?} ({e})");
+        let silent = |source| EngineError::NoRegistry {
+            bound: first_word,
+            source,
+        };
         if let Err(e) = lines.read_line(&mut status_line) {
             let timed_out = matches!(
                 e.kind(),
@@ -342,7 +349,12 @@ impl Engine {
                 Ok(0) => break,
                 Ok(_) if line.trim().is_empty() => break,
                 Ok(_) => {}
-                Err(e) => return Err(format!("the pull stalled ({e})")),
+                Err(source) => {
+                    return Err(EngineError::PullStalled {
+                        after: None,
+                        source,
+                    });
+                }
             }
         }
         let started = Instant::now();
@@ -355,58 +367,56 @@ impl Engine {
                     let event: serde_json::Value =
                         serde_json::from_str(line.trim()).unwrap_or(serde_json::Value::Null);
                     if let Some(error) = event.get("error").and_then(|e| e.as_str()) {
-                        return Err(error.to_owned());
+                        return Err(EngineError::PullFailed(error.to_owned()));
                     }
                     if let Some(message) = event.get("message").and_then(|e| e.as_str()) {
                         last = message.to_owned();
                     }
                 }
-                Err(e) => {
-                    return Err(format!(
-                        "the pull stalled after {:.0} s ({e})",
-                        started.elapsed().as_secs_f64()
-                    ));
+                Err(source) => {
+                    return Err(EngineError::PullStalled {
+                        after: Some(started.elapsed().as_secs_f64()),
+                        source,
+                    });
                 }
             }
         }
         if status == "200" {
             Ok(())
         } else {
-            Err(format!("HTTP {status}: {last}"))
+            Err(EngineError::PullStatus {
+                status: status.to_owned(),
+                last,
+            })
         }
     }
 
     /// How the engine places containers in cgroups: `cgroupfs` or `systemd`
     /// (`GET /info`; Podman answers it too).
-    pub fn cgroup_driver(&self) -> Result<String, String> {
+    pub fn cgroup_driver(&self) -> Result<String, EngineError> {
         let reply = self.call("GET", "/info")?;
         match (reply.status, reply.json()["CgroupDriver"].as_str()) {
             (200, Some(driver)) => Ok(driver.to_owned()),
-            (status, _) => Err(format!(
-                "{self}: GET /info: HTTP {status}: {}",
-                reply.message()
-            )),
+            (status, _) => Err(self.refused("GET /info".to_owned(), status, &reply)),
         }
     }
 
     /// Removes a container (by id or name) and its anonymous volumes, running or not.
     /// One already gone is not an error.
-    pub fn remove(&self, container: &str) -> Result<(), String> {
+    pub fn remove(&self, container: &str) -> Result<(), EngineError> {
         let reply = self.call("DELETE", &format!("/containers/{container}?force=1&v=1"))?;
         match reply.status {
             204 | 404 => Ok(()),
-            other => Err(format!(
-                "{self}: removing container {container}: HTTP {other}: {}",
-                reply.message()
-            )),
+            other => Err(self.refused(format!("removing container {container}"), other, &reply)),
         }
     }
 
     /// The containers, running or not, that carry `label` (`key` or `key=value`).
+    #[cfg_attr(not(feature = "containers"), allow(dead_code))]
     pub(crate) fn containers_labelled(
         &self,
         label: &str,
-    ) -> Result<Vec<serde_json::Value>, String> {
+    ) -> Result<Vec<serde_json::Value>, EngineError> {
         let filter = serde_json::json!({ "label": [label] }).to_string();
         let reply = self.call(
             "GET",
@@ -414,23 +424,31 @@ impl Engine {
         )?;
         match (reply.status, reply.json()) {
             (200, serde_json::Value::Array(list)) => Ok(list),
-            (status, _) => Err(format!(
-                "{self}: listing containers: HTTP {status}: {}",
-                reply.message()
-            )),
+            (status, _) => Err(self.refused("listing containers".to_owned(), status, &reply)),
         }
     }
 
     /// `docker inspect` of one container, or `None` when there is none of that name.
-    pub(crate) fn inspect(&self, container: &str) -> Result<Option<serde_json::Value>, String> {
+    #[cfg_attr(not(feature = "containers"), allow(dead_code))]
+    pub(crate) fn inspect(
+        &self,
+        container: &str,
+    ) -> Result<Option<serde_json::Value>, EngineError> {
         let reply = self.call("GET", &format!("/containers/{container}/json"))?;
         match reply.status {
             200 => Ok(Some(reply.json())),
             404 => Ok(None),
-            other => Err(format!(
-                "{self}: inspecting container {container}: HTTP {other}: {}",
-                reply.message()
-            )),
+            other => Err(self.refused(format!("inspecting container {container}"), other, &reply)),
+        }
+    }
+
+    /// An error answer of the engine, in its own words.
+    fn refused(&self, doing: String, status: u16, reply: &Reply) -> EngineError {
+        EngineError::Refused {
+            engine: self.clone(),
+            doing,
+            status,
+            message: reply.message(),
         }
     }
 }
@@ -454,6 +472,7 @@ pub fn split_image(image: &str) -> (&str, &str) {
     }
 }
 
+#[cfg_attr(not(feature = "containers"), allow(dead_code))]
 fn percent_encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
@@ -578,7 +597,9 @@ mod tests {
         assert_eq!(tried[0].endpoint.published_host(), "127.0.0.1");
 
         places.docker_host = Some("ssh://me@box".to_owned());
-        let refused = candidates(&places).expect_err("ssh:// is not spoken");
+        let refused = candidates(&places)
+            .expect_err("ssh:// is not spoken")
+            .to_string();
         assert!(refused.contains("DOCKER_HOST=ssh://me@box"), "{refused}");
     }
 
@@ -617,7 +638,9 @@ mod tests {
     #[test]
     fn no_socket_at_all_says_where_it_looked() {
         let dir = scratch("none");
-        let why = find_engine(&places(&dir)).expect_err("nothing listens");
+        let why = find_engine(&places(&dir))
+            .expect_err("nothing listens")
+            .to_string();
         assert!(
             why.starts_with("no engine: DOCKER_HOST is not set"),
             "{why}"
@@ -630,7 +653,9 @@ mod tests {
     fn a_stale_socket_alone_is_reported_as_not_answering() {
         let dir = scratch("only-stale");
         stale_socket(&dir.join("sys/var/run/docker.sock"));
-        let why = find_engine(&places(&dir)).expect_err("nothing listens");
+        let why = find_engine(&places(&dir))
+            .expect_err("nothing listens")
+            .to_string();
         assert!(why.starts_with("no engine answers at unix://"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -656,7 +681,8 @@ mod tests {
                 Duration::from_millis(100),
                 || said = Some(started.elapsed()),
             )
-            .expect_err("nothing answers");
+            .expect_err("nothing answers")
+            .to_string();
         let waited = started.elapsed();
         assert!(
             why.starts_with("no registry answered within 300ms"),
@@ -689,7 +715,8 @@ mod tests {
                 Duration::from_secs(1),
                 || {},
             )
-            .expect_err("the engine refused");
+            .expect_err("the engine refused")
+            .to_string();
         assert_eq!(why, "HTTP 500: lookup registry-1.docker.io: no such host");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -703,8 +730,14 @@ mod tests {
             Some("HTTP/1.0 404 Not Found\r\n\r\n{\"message\":\"No such container: x\"}"),
         );
         let engine = engine_at(socket);
-        assert_eq!(engine.remove("x"), Ok(()));
-        assert_eq!(engine.has_image("postgres:15-alpine"), Ok(false));
+        assert!(
+            engine.remove("x").is_ok(),
+            "removing a container the engine does not know failed"
+        );
+        assert!(
+            matches!(engine.has_image("postgres:15-alpine"), Ok(false)),
+            "an image the engine does not know was not reported as absent"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,0 +1,137 @@
+//! The server's databases seen from the harness: is the server there, may we
+//! create databases on it, and whose databases are these (the names carry their
+//! owner, so a killed run's databases can be told from a running one's).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
+
+use crate::backend::announce;
+use crate::cleanup::{alive, host_name};
+use crate::error::CreateDbError;
+
+/// Connects once and reads `max_connections`: proof that the server answers.
+pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
+    let mut conn = tokio::time::timeout(Duration::from_secs(5), PgConnection::connect_with(admin))
+        .await
+        .map_err(|_| sqlx::Error::PoolTimedOut)??;
+    let max: String = sqlx::query_scalar("SHOW max_connections")
+        .fetch_one(&mut conn)
+        .await?;
+    let _ = conn.close().await;
+    Ok(max.parse().unwrap_or(100))
+}
+
+/// Who creates this process's databases, as their names carry it: this machine (a
+/// short hash of its name) and this process, `<host>_<pid>`. A server may be shared
+/// by several machines (a `DATABASE_URL`, a remote engine), and a database whose
+/// owner is gone must be told from one whose owner is still running.
+pub fn owner() -> &'static str {
+    static OWNER: OnceLock<String> = OnceLock::new();
+    OWNER.get_or_init(|| format!("{}_{}", host_tag(), std::process::id()))
+}
+
+fn host_tag() -> String {
+    crate::content_hash(&host_name())[..8].to_owned()
+}
+
+/// The databases the harness names, with their owner: `wb_test_<host>_<pid>_<n>`
+/// and `wb_tmpl_<host>_<pid>_<schema>`.
+const OWNED_NAMES: &str = "^wb_(test|tmpl)_[0-9a-f]{8}_[0-9]+_";
+
+/// The owner's process, when `name` is a database of this machine's runs.
+fn owner_pid(name: &str, host: &str) -> Option<i32> {
+    let mut parts = name.split('_').skip(2);
+    if parts.next()? != host {
+        return None;
+    }
+    parts.next()?.parse().ok()
+}
+
+/// Drops the databases of this machine's runs that are gone: a run killed with
+/// `kill -9` (or a lost terminal) drops nothing, and on a server that outlives it
+/// (`DATABASE_URL`, the kept container) its databases would pile up. Databases of
+/// running processes and of other machines are left alone. Returns how many went.
+pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usize {
+    let Ok(mut conn) = PgConnection::connect_with(admin).await else {
+        return 0;
+    };
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname ~ $1")
+            .bind(OWNED_NAMES)
+            .fetch_all(&mut conn)
+            .await
+            .unwrap_or_default();
+    let host = host_tag();
+    let mut dropped = 0;
+    for name in names {
+        if owner_pid(&name, &host).is_some_and(|pid| !alive(pid)) {
+            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+            if conn.execute(AssertSqlSafe(drop)).await.is_ok() {
+                dropped += 1;
+            }
+        }
+    }
+    let _ = conn.close().await;
+    if dropped > 0 {
+        announce(&format!(
+            "harness: dropped {dropped} database(s) left by test runs that were killed"
+        ));
+    }
+    dropped
+}
+
+/// Whether the role logged in on `admin` may create databases: every test gets
+/// one of its own. The way out when it may not, in words a newcomer can follow.
+pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(), CreateDbError> {
+    let mut conn = PgConnection::connect_with(admin)
+        .await
+        .map_err(CreateDbError::Connect)?;
+    // CREATEDB is an attribute of the role itself: it is not inherited from roles
+    // it is a member of, so this one row is the whole answer.
+    let may: Option<bool> = sqlx::query_scalar(
+        "SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user",
+    )
+    .fetch_optional(&mut conn)
+    .await
+    .map_err(CreateDbError::ReadRole)?;
+    let _ = conn.close().await;
+    match may {
+        Some(false) => Err(CreateDbError::NotAllowed {
+            role: admin.get_username().to_owned(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The message for a role without CREATEDB.
+pub fn without_createdb(role: &str) -> String {
+    format!(
+        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
+         every test a database of its own. Either grant it, as a superuser: \
+         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
+         DATABASE_URL to let the harness start a server of its own"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{owner, owner_pid};
+
+    #[test]
+    fn a_database_name_carries_its_owner_machine_and_process() {
+        let (host, pid) = owner().split_once('_').expect("<host>_<pid>");
+        assert_eq!(host.len(), 8);
+        assert_eq!(pid, std::process::id().to_string());
+        let name = format!("wb_test_{}_7", owner());
+        assert_eq!(owner_pid(&name, host), Some(std::process::id() as i32));
+        assert_eq!(
+            owner_pid(&format!("wb_tmpl_{}_0123456789ab", owner()), host),
+            Some(std::process::id() as i32)
+        );
+        // Another machine's runs are not ours to judge.
+        assert_eq!(owner_pid(&name, "00000000"), None);
+    }
+}

@@ -697,7 +697,7 @@ fn a_stage_speaks_brazilian_portuguese_with_lang_pt_br() {
         "✘ 2 de 3 testes falham, 1 passa (",
         "travamento?",
         "15 chamadas esperaram por uma conexão do pool",
-        "Travou? `cargo workbook hint 2`.",
+        "Empacou? `cargo workbook hint 2`.",
     ] {
         assert!(ran.says(said), "says {said:?}: {ran}");
     }

@@ -32,7 +32,7 @@ more-lines = … ({ $count ->
 })
 compile-again-watching = o próximo salvamento roda os testes de novo
 compile-again = depois rode { $command } de novo
-compile-fix = Corrija o que o compilador aponta: { $again }. A saída completa: { $output }. Travou? { $hint }.
+compile-fix = Corrija o que o compilador aponta: { $again }. A saída completa: { $output }. Empacou? { $hint }.
 command-failed = { $command } falhou:
 
 ## O que os testes registraram
@@ -104,8 +104,8 @@ verdict-some-fail = { $failed } de { $count } testes falham, { $passed ->
     [1] 1 passa
    *[other] { $passed } passam
 } { $times }.
-verdict-next-watching = Edite { $edit }: o próximo salvamento roda os testes de novo. Travou? { $hint }.
-verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar a cada salvamento). Travou? { $hint }.
+verdict-next-watching = Edite { $edit }: o próximo salvamento roda os testes de novo. Empacou? { $hint }.
+verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar a cada salvamento). Empacou? { $hint }.
 
 ## Causas que o harness relatou
 

@@ -12,6 +12,7 @@
 //! reads the protocol (what was sent, and whether a transaction block was open),
 //! and a fake payment [`provider`].
 
+mod admin;
 mod burst;
 mod condition;
 mod db;

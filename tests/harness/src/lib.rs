@@ -34,7 +34,7 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
-pub use http::{Answer, Call, serve};
+pub use http::{Answer, Call, CallError, serve};
 pub use scenario::{
     FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
 };

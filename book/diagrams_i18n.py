@@ -311,7 +311,7 @@ SVG_TEXT = re.compile(r"<text\b")
 # px would have to go. Then whether each face is installed: a family the browser lacks falls back
 # to its default face, so a probe line measures as wide as in a family that does not exist.
 FIT_JS = r"""
-const PAD = 3, EDGE = 12, out = {diagrams: {}, missing: []};
+const CLEAR = 3, PAD = 3, EDGE = 12, out = {diagrams: {}, missing: []};
 const px = v => Math.round(v * 10) / 10;
 const inRoot = (root, el, x, y) => new DOMPoint(x, y).matrixTransform(root.getCTM().inverse().multiply(el.getCTM()));
 const bbox = (root, el) => { const b = el.getBBox(); const p = inRoot(root, el, b.x, b.y), q = inRoot(root, el, b.x + b.width, b.y + b.height);
@@ -324,6 +324,13 @@ for (const root of document.querySelectorAll("svg[data-name]")) {
     .filter(r => !(r.x1 <= 0.5 && r.y1 <= 0.5 && r.x2 >= width - 0.5));
   const texts = [...root.querySelectorAll("text")].map(t => ({b: bbox(root, t), s: t.textContent.trim().replace(/\s+/g, " "), line: t.dataset.line,
     a: inRoot(root, t, parseFloat(t.getAttribute("x")), parseFloat(t.getAttribute("y")) - 4)}));
+  const shapes = [...root.querySelectorAll("rect, circle, ellipse")].filter(r => !r.closest("defs")).map(el => ({el, b: bbox(root, el)}))
+    .filter(c => !(c.b.x1 <= 0.5 && c.b.y1 <= 0.5 && c.b.x2 >= width - 0.5));
+  // Each line and path as points 2 px apart, in the drawing's coordinates.
+  const strokes = [...root.querySelectorAll("line, path, polyline")].filter(l => !l.closest("defs")).map(el => {
+    const n = el.getTotalLength(), points = [];
+    for (let d = 0; d <= n; d += 2) { const q = el.getPointAtLength(d); points.push(inRoot(root, el, q.x, q.y)); }
+    return {el, points}; });
   const found = [];
   const note = (t, what, by, detail) => found.push({line: t.line, text: t.s, what, by: px(by), detail});
   texts.forEach((t, i) => {
@@ -339,6 +346,15 @@ for (const root of document.querySelectorAll("svg[data-name]")) {
     if (edge > 0) note(t, "runs to the drawing's edge", edge, `text ${px(t.b.x1)}..${px(t.b.x2)}, drawing 0..${width} less ${EDGE} px each side`);
     for (const r of rects) { const by = holds(r) ? 0 : overlap(t.b, r, 1); if (by > 0) note(t, "runs into a box", by, `the box at ${px(r.x1)},${px(r.y1)}`); }
     texts.forEach((u, j) => { const by = j > i ? overlap(t.b, u.b, 1.5) : 0; if (by > 0) note(t, "overlaps another text", by, `"${u.s}" (line ${u.line})`); });
+    // A line or path across the text or within CLEAR px of it, unless the shape the text sits on is drawn over it.
+    for (const l of strokes) {
+      const hit = l.points.filter(q => q.x > t.b.x1 - CLEAR && q.x < t.b.x2 + CLEAR && q.y > t.b.y1 - CLEAR && q.y < t.b.y2 + CLEAR);
+      const covered = shapes.some(c => holds(c.b) && (l.el.compareDocumentPosition(c.el) & Node.DOCUMENT_POSITION_FOLLOWING));
+      // by: how far the text would have to end sooner (or begin later) to keep CLEAR px from the stroke.
+      const xs = hit.map(q => q.x);
+      if (hit.length && !covered) note(t, `crosses or touches a <${l.el.tagName}>`, Math.min(t.b.x2 + CLEAR - Math.min(...xs), Math.max(...xs) + CLEAR - t.b.x1),
+        `text ${px(t.b.x1)}..${px(t.b.x2)}, the stroke at ${px(hit[0].x)},${px(hit[0].y)}, closer than ${CLEAR} px`);
+    }
   });
   out.diagrams[root.dataset.name] = found;
 }

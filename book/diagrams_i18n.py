@@ -294,7 +294,7 @@ def check_book_po():
 # (fonts-roboto-unhinted) and Arial's widths (Liberation Sans is drawn to them, glyph for glyph);
 # Segoe UI, San Francisco and Helvetica Neue are not free to install. A reader on Debian gets
 # DejaVu Sans and DejaVu Sans Mono: system-ui, sans-serif and monospace resolve to them, and they
-# are the widest of the lot (a line of stage 11 in DejaVu Sans is 14% wider than in Arial).
+# are the widest of the lot (stage 11's texts run up to 20% wider in DejaVu Sans than in Arial).
 # Each face is named outright, not left to the machine's fontconfig, so the check measures the
 # same on every machine; a missing face is an error, never a silent fallback.
 FACES = {
@@ -307,8 +307,8 @@ FONT_FAMILY = re.compile(r'font-family="([^"]*)"')
 SVG_TEXT = re.compile(r"<text\b")
 
 # Measures every <text> of the inlined SVGs: the box it sits in (the smallest rect holding its
-# anchor), boxes it runs into, texts it overlaps, the drawing's edge; each finding with how many
-# px would have to go. Then whether each face is installed: a family the browser lacks falls back
+# anchor), boxes it runs into, texts it overlaps, lines and paths that cross it, the drawing's
+# edge; each finding with how many px would have to go. Then whether each face is installed: a family the browser lacks falls back
 # to its default face, so a probe line measures as wide as in a family that does not exist.
 FIT_JS = r"""
 const CLEAR = 3, PAD = 3, EDGE = 12, out = {diagrams: {}, missing: []};
@@ -320,17 +320,17 @@ const bbox = (root, el) => { const b = el.getBBox(); const p = inRoot(root, el, 
 const overlap = (a, b, s) => Math.max(0, Math.min(Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1), Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1)) - s);
 for (const root of document.querySelectorAll("svg[data-name]")) {
   const width = root.viewBox.baseVal.width;
-  const rects = [...root.querySelectorAll("rect")].filter(r => !r.closest("defs")).map(r => bbox(root, r))
-    .filter(r => !(r.x1 <= 0.5 && r.y1 <= 0.5 && r.x2 >= width - 0.5));
   const texts = [...root.querySelectorAll("text")].map(t => ({b: bbox(root, t), s: t.textContent.trim().replace(/\s+/g, " "), line: t.dataset.line,
     a: inRoot(root, t, parseFloat(t.getAttribute("x")), parseFloat(t.getAttribute("y")) - 4)}));
+  // The shapes drawn (not the background), and of them the boxes a text can sit in.
   const shapes = [...root.querySelectorAll("rect, circle, ellipse")].filter(r => !r.closest("defs")).map(el => ({el, b: bbox(root, el)}))
     .filter(c => !(c.b.x1 <= 0.5 && c.b.y1 <= 0.5 && c.b.x2 >= width - 0.5));
+  const rects = shapes.filter(c => c.el.tagName == "rect").map(c => c.b);
   // Each line and path as points 2 px apart, in the drawing's coordinates.
   const strokes = [...root.querySelectorAll("line, path, polyline")].filter(l => !l.closest("defs")).map(el => {
-    const n = el.getTotalLength(), points = [];
-    for (let d = 0; d <= n; d += 2) { const q = el.getPointAtLength(d); points.push(inRoot(root, el, q.x, q.y)); }
-    return {el, points}; });
+    const n = el.getTotalLength(), m = root.getCTM().inverse().multiply(el.getCTM()), points = [];
+    for (let d = 0; d <= n; d += 2) points.push(el.getPointAtLength(d).matrixTransform(m));
+    return {el, points, b: bbox(root, el)}; });
   const found = [];
   const note = (t, what, by, detail) => found.push({line: t.line, text: t.s, what, by: px(by), detail});
   texts.forEach((t, i) => {
@@ -348,6 +348,7 @@ for (const root of document.querySelectorAll("svg[data-name]")) {
     texts.forEach((u, j) => { const by = j > i ? overlap(t.b, u.b, 1.5) : 0; if (by > 0) note(t, "overlaps another text", by, `"${u.s}" (line ${u.line})`); });
     // A line or path across the text or within CLEAR px of it, unless the shape the text sits on is drawn over it.
     for (const l of strokes) {
+      if (overlap(t.b, l.b, -CLEAR - 1) <= 0) continue;
       const hit = l.points.filter(q => q.x > t.b.x1 - CLEAR && q.x < t.b.x2 + CLEAR && q.y > t.b.y1 - CLEAR && q.y < t.b.y2 + CLEAR);
       const covered = shapes.some(c => holds(c.b) && (l.el.compareDocumentPosition(c.el) & Node.DOCUMENT_POSITION_FOLLOWING));
       // by: how far the text would have to end sooner (or begin later) to keep CLEAR px from the stroke.
@@ -383,9 +384,9 @@ def fit():
     browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
     if browser is None:
         raise DiagramError("--fit measures the texts in a browser: install chromium (apt-get install chromium)")
-    files = [(path.name, file) for path in english_svgs() for file in (path, OUT / path.name)]
+    files = [file for path in english_svgs() for file in (path, OUT / path.name)]
     pages = []
-    for name, file in files:
+    for file in files:
         svg = with_lines(file.read_text(encoding="utf-8"))
         for face in FACES:
             pages.append(in_face(svg, face).replace("<svg ", f'<svg data-name="{file.relative_to(BOOK.parent)}@{face}" ', 1))
@@ -405,7 +406,7 @@ def fit():
                            f"apt-get install {FONT_PACKAGES}")
     # One line per text and problem, with how many px in each face that shows it.
     problems = {}
-    for _, file in files:
+    for file in files:
         for face in FACES:
             for f in measured["diagrams"][f"{file.relative_to(BOOK.parent)}@{face}"]:
                 where = f"{file.relative_to(BOOK.parent)}:{f['line']}"

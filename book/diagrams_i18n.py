@@ -305,6 +305,18 @@ FACES = {
 FONT_PACKAGES = "fonts-dejavu-core fonts-liberation fonts-roboto-unhinted"
 FONT_FAMILY = re.compile(r'font-family="([^"]*)"')
 SVG_TEXT = re.compile(r"<text\b")
+# A drawing made to fail, measured beside the diagrams: each finding the check can make must come
+# back from it, or the browser measured nothing real (a layout that gives every text a zero box
+# would otherwise pass every diagram).
+CANARY = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 200" width="400" height="200" font-family="sans-serif" font-size="15">
+  <rect x="20" y="20" width="120" height="40"/><text x="32" y="46">a text far too long for its box</text>
+  <rect x="300" y="80" width="60" height="40"/><text x="250" y="106">runs into</text>
+  <text x="30" y="150">one text</text><text x="60" y="152">another</text>
+  <line x1="160" y1="130" x2="160" y2="190"/><text x="140" y="165">crossed</text>
+  <text x="330" y="190">edge of it</text>
+  <rect x="220" y="150" width="80" height="8"/><text x="224" y="157">tall</text>
+</svg>"""
+CANARY_FINDS = {"overflows its box", "sticks out of its box's top or bottom", "runs into a box", "overlaps another text", "crosses or touches a <line>", "runs to the drawing's edge"}
 
 # Measures every <text> of the inlined SVGs: the box it sits in (the smallest rect holding its
 # anchor), boxes it runs into, texts it overlaps, lines and paths that cross it, the drawing's
@@ -390,6 +402,7 @@ def fit():
         svg = with_lines(file.read_text(encoding="utf-8"))
         for face in FACES:
             pages.append(in_face(svg, face).replace("<svg ", f'<svg data-name="{file.relative_to(BOOK.parent)}@{face}" ', 1))
+    pages.append(with_lines(CANARY).replace("<svg ", '<svg data-name="canary" ', 1))
     families = sorted({f for pair in FACES.values() for f in pair})
     script = FIT_JS.replace("FAMILIES", json.dumps(families))
     with tempfile.TemporaryDirectory() as tmp:
@@ -401,6 +414,9 @@ def fit():
     if m is None:
         raise DiagramError(f"{browser} measured nothing: {run.stderr.strip()[-500:]}")
     measured = json.loads(unescape(m.group(1)))
+    missed = CANARY_FINDS - {f["what"] for f in measured["diagrams"]["canary"]}
+    if missed:
+        raise DiagramError(f"{browser} measured a drawing made to fail and did not find what it must: {', '.join(sorted(missed))}")
     if measured["missing"]:
         raise DiagramError(f"--fit measures the diagrams in {', '.join(FACES)}; the browser lacks {', '.join(measured['missing'])}: "
                            f"apt-get install {FONT_PACKAGES}")

@@ -24,8 +24,9 @@ Usage (from the repository root):
                                              headless chromium, in each face of FACES (DejaVu Sans, what
                                              a reader on Debian gets; Arial's metrics; Roboto): fail on
                                              one that overflows its box, runs into another box, overlaps
-                                             another text or reaches the drawing's edge, saying by how
-                                             many px (just book-check runs it; look at the diagrams too)
+                                             another text, crosses a line or reaches the drawing's edge,
+                                             saying by how many px (just book-check runs it; look at the
+                                             diagrams too)
     python3 book/diagrams_i18n.py --repoint OUT.po IN.po...
                                              write to OUT.po the messages of IN.po that show a
                                              diagram, their msgstr pointing at images/pt-BR/
@@ -443,7 +444,7 @@ def main():
     ap.add_argument("--repoint", nargs="+", metavar="PO", help="OUT.po IN.po...: the diagram-showing messages, repointed")
     ap.add_argument("--fit", action="store_true", help="measure every text of the English and pt-BR diagrams in headless chromium, "
                                                        "in each face of FACES: fail on one that overflows its box, runs into another, "
-                                                       "overlaps another text or reaches the drawing's edge")
+                                                       "overlaps another text, crosses a line or reaches the drawing's edge")
     a = ap.parse_args()
     if a.fit:
         try:

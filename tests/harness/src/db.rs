@@ -24,7 +24,10 @@ pub enum TestDbError {
     NoServer(&'static NoServer),
     #[error("harness: the connection budget closed ({0}); run the tests again")]
     BudgetClosed(#[source] tokio::sync::AcquireError),
-    #[error("harness: cannot connect to {to}: {source}")]
+    #[error(
+        "harness: cannot connect to {to}: {source}; run the tests again \
+         (`cargo workbook doctor` shows which server they use)"
+    )]
     Connect {
         to: Target,
         #[source]
@@ -33,7 +36,10 @@ pub enum TestDbError {
     /// The role may not create databases (SQLSTATE 42501 on CREATE DATABASE).
     #[error("harness: could not create {what}: {}", without_createdb(.role))]
     CreateDenied { what: Target, role: String },
-    #[error("harness: could not create {what}: {source}")]
+    #[error(
+        "harness: could not create {what}: {source}; run the tests again \
+         (`cargo workbook doctor` shows which server they use)"
+    )]
     Create {
         what: Target,
         #[source]
@@ -637,6 +643,31 @@ mod tests {
             why.contains("ALTER ROLE \"app\" CREATEDB;") && why.contains("DATABASE_URL"),
             "the message names the grant, and the other ways out: {why}"
         );
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_or_used_points_at_doctor() {
+        for why in [
+            TestDbError::Connect {
+                to: Target::Server,
+                source: sqlx::Error::PoolTimedOut,
+            },
+            TestDbError::Create {
+                what: Target::Template,
+                source: sqlx::Error::PoolTimedOut,
+            },
+        ] {
+            let why = why.to_string();
+            assert!(
+                why.starts_with("harness: cannot connect to the server: ")
+                    || why.starts_with("harness: could not create a template database: "),
+                "the message says what failed: {why}"
+            );
+            assert!(
+                why.ends_with("(`cargo workbook doctor` shows which server they use)"),
+                "the message names a command that explains the server: {why}"
+            );
+        }
     }
 
     /// The denial is recognised by its SQLSTATE on a real server, not by words.

@@ -30,7 +30,7 @@ use std::io::Write;
 
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
-pub use db::{PoolSize, Schema, TestDb, WARM_UP_BOUND};
+pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,

@@ -54,6 +54,16 @@ impl Backend {
         Some(handover.to_string())
     }
 
+    /// Drops the databases that test processes of this machine made on this
+    /// server and left when they were killed (`kill -9` drops nothing: a run
+    /// stopped at its bound, a test process a watching runner cancelled);
+    /// those of running processes are left alone. A server that serves run
+    /// after run (the runner's, `DATABASE_URL`, the kept container) is swept
+    /// before each run; returns how many went.
+    pub async fn drop_databases_of_dead_runs(&self) -> usize {
+        crate::databases::drop_databases_of_dead_runs(&self.admin).await
+    }
+
     /// The server handed over to this process, if any.
     fn handed_over() -> Result<Option<Backend>, Attempt> {
         match std::env::var_os(HANDOVER_VAR).filter(|v| !v.is_empty()) {

@@ -193,6 +193,11 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
     if let Command::Probe(args) = &cli.command {
         return commands::probe::run(args);
     }
+    // The commands that run tests start the server first, before reading the
+    // workbook: its copy and start are what the first test run waits for.
+    if let Command::Stage { .. } | Command::Watch { .. } | Command::Review { .. } = &cli.command {
+        server::start_early();
+    }
     let wb = Workbook::open(
         &Locations {
             root: cli.root,

@@ -129,8 +129,10 @@ pub fn build_and_run(
     what: &str,
     remembered: Option<&State>,
 ) -> Result<PackageRun, Error> {
-    // The server starts while cargo builds.
+    // The server starts while cargo builds; on a server earlier runs used, the
+    // databases of their killed test processes go meanwhile.
     crate::server::start_early();
+    let sweep = crate::server::sweep_in_background();
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };
@@ -199,6 +201,9 @@ pub fn build_and_run(
         state.remember_executable(exe);
     }
     let runs = run_all(&executables, &env, bound, spinner, what, early)?;
+    if let Some(sweep) = sweep {
+        let _ = sweep.join();
+    }
     Ok(runs.into_package_run(command, build, observations))
 }
 
@@ -215,7 +220,11 @@ pub fn run_built(
     let env = RunEnv {
         observations: Some(observations.to_owned()),
     };
+    let sweep = crate::server::sweep_in_background();
     let runs = run_all(executables, &env, bound, spinner, what, None)?;
+    if let Some(sweep) = sweep {
+        let _ = sweep.join();
+    }
     Ok(runs.into_package_run(command, build, observations))
 }
 

@@ -92,8 +92,14 @@ pub fn run_tests(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<TestRun, Error> {
     let started = Instant::now();
+    // Listing needs no server: it runs while the server may still be starting.
     let list = run_bounded(
-        test_command(exe, env, &["--list", "--format", "terse"]),
+        test_command(
+            exe,
+            env,
+            &["--list", "--format", "terse"],
+            Server::NotNeeded,
+        ),
         Duration::from_secs(60),
         cancel,
         &mut |_| {},
@@ -110,7 +116,7 @@ pub fn run_tests(
         .unwrap_or(2)
         .max(4)
         .to_string();
-    let run = test_command(exe, env, &["--test-threads", &threads]);
+    let run = test_command(exe, env, &["--test-threads", &threads], Server::HandedOver);
     let (stdout, stderr, end) = run_bounded(run, bound, cancel, &mut |line| {
         if line.starts_with("test ") && line.contains(" ... ") {
             done += 1;
@@ -126,7 +132,16 @@ pub fn run_tests(
     })
 }
 
-fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
+/// Whether a test process is given the runner's server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Server {
+    /// Waits until the server is ready, and hands it over.
+    HandedOver,
+    /// Neither: `--list` runs no test.
+    NotNeeded,
+}
+
+fn test_command(exe: &Executable, env: &RunEnv, args: &[&str], server: Server) -> Command {
     let mut command = Command::new(&exe.path);
     for (name, _) in std::env::vars_os() {
         if let Some(name) = name.to_str()
@@ -149,7 +164,11 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str]) -> Command {
     if crate::environment::container_is_kept() {
         command.env("WORKBOOK_KEEP_CONTAINER", "1");
     }
-    match crate::server::handover() {
+    let handed = match server {
+        Server::HandedOver => crate::server::handover(),
+        Server::NotNeeded => None,
+    };
+    match handed {
         Some(server) => command.env(postgres_provisioning::HANDOVER_VAR, server),
         None => command.env_remove(postgres_provisioning::HANDOVER_VAR),
     };

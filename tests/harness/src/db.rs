@@ -11,6 +11,7 @@ use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
 use postgres_provisioning::{Backend, BackendChoice, NoServer, at_exit, owner, without_createdb};
 
+use crate::admin::{Admin, Statement};
 use crate::backend;
 
 /// Why a test could not have its database; every message names the way out.
@@ -189,12 +190,13 @@ impl TestDb {
             owner(),
             NEXT_DB.fetch_add(1, Ordering::Relaxed)
         );
-        create_database(
-            &backend.admin,
-            Target::TestDatabase,
-            &format!("CREATE DATABASE {name} TEMPLATE {template}"),
-        )
-        .await?;
+        Admin::of(&backend.admin)
+            .run(Statement::Create {
+                name: name.clone(),
+                template,
+            })
+            .await
+            .map_err(|e| create_error(&backend.admin, Target::TestDatabase, e))?;
         Ok(TestDb {
             options: backend.admin.clone().database(&name),
             admin: backend.admin.clone(),
@@ -436,39 +438,11 @@ fn with_database(url: &str, database: &str) -> String {
 impl Drop for TestDb {
     fn drop(&mut self) {
         let name = std::mem::take(&mut self.name);
-        let admin = self.admin.clone();
-        // Drop runs inside the test's runtime (and during a panic): use a thread with
-        // a runtime of its own, and wait for it, so the database is gone on return.
-        let _ = std::thread::spawn(move || drop_database(admin, name)).join();
+        // Drop runs inside the test's runtime (and during a panic): the admin
+        // connections' own runtime drops it, and this waits, so the database is
+        // gone on return.
+        let _ = Admin::of(&self.admin).run_blocking(Statement::Drop { name });
     }
-}
-
-fn drop_database(admin: PgConnectOptions, name: String) {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
-    runtime.block_on(async move {
-        let Ok(mut conn) = PgConnection::connect_with(&admin).await else {
-            return;
-        };
-        // FORCE ends the sessions a failed test left open (PostgreSQL 13+).
-        let forced = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        if conn.execute(AssertSqlSafe(forced)).await.is_err() {
-            let _ = sqlx::query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
-            )
-            .bind(&name)
-            .execute(&mut conn)
-            .await;
-            let _ = conn
-                .execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
-                .await;
-        }
-        let _ = conn.close().await;
-    });
 }
 
 /// A pool on `options`, connections opened lazily as callers ask for them.
@@ -487,7 +461,7 @@ pub(crate) fn pool_on(options: &PgConnectOptions, size: PoolSize) -> PgPool {
 /// create, five interleaved runs of `just bench-harness` on a busy machine; the
 /// template itself, from template1: first database 116 ms instead of 204, median
 /// of six).
-fn copy_strategy(admin: &PgConnection) -> &'static str {
+pub(crate) fn copy_strategy(admin: &PgConnection) -> &'static str {
     match admin.server_version_num() {
         Some(version) if version >= 150_000 => " STRATEGY FILE_COPY",
         _ => "",
@@ -513,16 +487,22 @@ async fn create_database(
         .execute(AssertSqlSafe(format!("{create}{strategy}")))
         .await;
     let _ = conn.close().await;
-    match created {
-        Ok(_) => Ok(()),
-        // insufficient_privilege: CREATEDB is what the role lacks.
-        Err(e) if e.as_database_error().and_then(|db| db.code()).as_deref() == Some("42501") => {
-            Err(TestDbError::CreateDenied {
-                what,
-                role: admin.get_username().to_owned(),
-            })
+    created
+        .map(|_| ())
+        .map_err(|e| create_error(admin, what, e))
+}
+
+/// A failed CREATE DATABASE of `what` as `admin`'s role: a role without CREATEDB
+/// is told how to get it.
+fn create_error(admin: &PgConnectOptions, what: Target, e: sqlx::Error) -> TestDbError {
+    // insufficient_privilege: CREATEDB is what the role lacks.
+    if e.as_database_error().and_then(|db| db.code()).as_deref() == Some("42501") {
+        TestDbError::CreateDenied {
+            what,
+            role: admin.get_username().to_owned(),
         }
-        Err(source) => Err(TestDbError::Create { what, source }),
+    } else {
+        TestDbError::Create { what, source: e }
     }
 }
 
@@ -566,10 +546,9 @@ async fn template_for(
         // A local cluster of this process goes as a whole when the process exits,
         // templates and all; one handed over by the runner serves its next runs.
         if backend.choice != BackendChoice::Local || backend.handed_over {
-            let admin = backend.admin.clone();
             let dropped = name.clone();
             at_exit(move || {
-                let _ = std::thread::spawn(move || drop_database(admin, dropped)).join();
+                let _ = Admin::of(&backend.admin).run_blocking(Statement::Drop { name: dropped });
             });
         }
         made.map(|()| name).map_err(Arc::new)

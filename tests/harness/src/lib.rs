@@ -13,6 +13,7 @@
 //! scenarios more than one stage runs ([`later_retry`], [`failed_payment_retried`]),
 //! and a fake payment [`provider`].
 
+mod admin;
 mod burst;
 mod condition;
 mod db;

@@ -1,13 +1,15 @@
-//! A server of the user's own (`DATABASE_URL`): what the harness leaves on it,
-//! and what it says when it may not create databases there. The server here is
-//! this test process's own (local binaries or a container), reached by URL.
+//! Servers that outlive a test process: a server of the user's own
+//! (`DATABASE_URL`), what the harness leaves on it and what it says when it may
+//! not create databases there; and the server a runner hands over, run after
+//! run. The server here is this test process's own (local binaries or a
+//! container), reached by URL or handed over to a child as the runner does.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use harness::provisioning::url_backend;
+use harness::provisioning::{HANDOVER_VAR, url_backend};
 use harness::{TestDb, backend, reference_schema};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
@@ -62,15 +64,18 @@ async fn a_run_that_will_be_killed() {
     tokio::time::sleep(Duration::from_secs(60)).await;
 }
 
-#[tokio::test]
-async fn the_next_run_drops_the_databases_a_killed_run_left_on_a_database_url() {
-    let mine = TestDb::create(reference_schema()).await;
-    let url = url_for("postgres", "postgres");
+/// The tests that kill a run take turns: each one's sweep would drop the other's
+/// killed run's databases before that test counts them.
+static KILLING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Runs [`a_run_that_will_be_killed`] in a child process with `env`, kills it
+/// with `kill -9` once its database is made, and returns its process id after
+/// checking that it left its template and its test database behind.
+async fn kill_a_run(env: &[(&str, &str)]) -> u32 {
     let mut child = Command::new(std::env::current_exe().expect("this test binary"))
         .args(["--exact", "a_run_that_will_be_killed", "--nocapture"])
         .env(CHILD, "1")
-        .env("WORKBOOK_DB", "url")
-        .env("DATABASE_URL", &url)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -91,15 +96,20 @@ async fn the_next_run_drops_the_databases_a_killed_run_left_on_a_database_url() 
 
     let mut conn = admin().await;
     let left = databases_of(&mut conn, child.id()).await;
+    let _ = conn.close().await;
     assert_eq!(
         left.len(),
         2,
         "the killed run leaves its template and its test database: {left:?}"
     );
+    child.id()
+}
 
-    // The next run, on the same server: it sweeps as it starts.
-    url_backend(&url).await.expect("the server at the URL");
-    let after = databases_of(&mut conn, child.id()).await;
+/// After the sweep: none of `killed`'s databases is left, and `mine` (a running
+/// process's) still is.
+async fn assert_swept(killed: u32, mine: &TestDb) {
+    let mut conn = admin().await;
+    let after = databases_of(&mut conn, killed).await;
     assert!(
         after.is_empty(),
         "the next run must drop the killed run's databases; left: {after:?}"
@@ -111,6 +121,40 @@ async fn the_next_run_drops_the_databases_a_killed_run_left_on_a_database_url() 
         .expect("look for this run's database");
     assert_eq!(alive, 1, "a running process's database must be left alone");
     let _ = conn.close().await;
+}
+
+#[tokio::test]
+async fn the_next_run_drops_the_databases_a_killed_run_left_on_a_database_url() {
+    let _turn = KILLING.lock().await;
+    let mine = TestDb::create(reference_schema()).await;
+    let url = url_for("postgres", "postgres");
+    let killed = kill_a_run(&[("WORKBOOK_DB", "url"), ("DATABASE_URL", &url)]).await;
+
+    // The next run, on the same server: it sweeps as it starts.
+    url_backend(&url).await.expect("the server at the URL");
+    assert_swept(killed, &mine).await;
+}
+
+#[tokio::test]
+async fn the_runners_next_run_drops_the_databases_a_killed_test_process_left_on_its_server() {
+    let _turn = KILLING.lock().await;
+    let server = backend().expect("a server for the tests");
+    let Some(handover) = server.handover() else {
+        // A DATABASE_URL is never handed over: the test above is its case.
+        eprintln!("DATABASE_URL is not handed over; see the test above");
+        return;
+    };
+    let mine = TestDb::create(reference_schema()).await;
+    // A test process of a watching runner, cancelled by a save: `kill -9`.
+    let killed = kill_a_run(&[(HANDOVER_VAR, &handover)]).await;
+
+    // What the runner's next run does on its server before its tests end.
+    let dropped = server.drop_databases_of_dead_runs().await;
+    assert!(
+        dropped >= 2,
+        "the sweep dropped {dropped} database(s), not the killed run's two"
+    );
+    assert_swept(killed, &mine).await;
 }
 
 #[tokio::test]

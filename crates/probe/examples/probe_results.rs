@@ -448,7 +448,11 @@ async fn probe(subject: &Subject) -> Result<Report, String> {
         }
     };
     options.timeout = REQUEST_TIMEOUT;
-    let report = probe::run(&options).await.map_err(|e| e.to_string());
+    let report = probe::run(&options).await.map_err(|e| match subject {
+        // The probe names a URL; the port is gone with the server: say which it was.
+        Subject::External(name) => format!("{name} (servers/start.sh {name}): {e}"),
+        _ => e.to_string(),
+    });
     // Stopped before its database is dropped.
     drop(external);
     report

@@ -3,7 +3,7 @@
 # The server applies schema.sql to DATABASE_URL first (CREATE TABLE IF NOT EXISTS: the
 # rows of an earlier run stay). `exec`: this script's PID is the server's, so killing
 # it stops the server. Environment: POOL_SIZE (default 10, as in the article; 1 for
-# go-wrong, see below), AUTORIZACAO_MS (what the simulated card authorisation takes,
+# go-wrong and java-wrong, see below), AUTORIZACAO_MS (what the simulated card authorisation takes,
 # default 20).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +50,17 @@ case $name in
         classes=$here/java/classes
         [ -f "$classes/Servidor.class" ] || { echo "start.sh: $classes is missing: run servers/setup.sh first" >&2; exit 1; }
         variant=idempotente
-        [ "$name" = java-wrong ] && variant=segunda-conexao
+        if [ "$name" = java-wrong ]; then
+            variant=segunda-conexao
+            # A pool of ONE connection unless told otherwise, as for go-wrong: on a pool
+            # of 10 the deadlock needs ten duplicates holding a connection each before
+            # the first payment commits, and a JVM on a busy machine can serve the burst
+            # too slowly for that (the burst then escapes). With one connection, the
+            # first request that takes it after the payment finds the key taken and
+            # waits for a second connection: the burst hangs every time, until
+            # HikariCP's connectionTimeout (30 s) answers 500.
+            export POOL_SIZE=${POOL_SIZE:-1}
+        fi
         # The jars of Debian's packages (servers/java/classpath, read by setup.sh too);
         # HikariCP logs through slf4j-simple, its warnings only.
         exec java -cp "$classes:$(paste -sd: "$here/java/classpath")" \

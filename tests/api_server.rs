@@ -1,7 +1,8 @@
 //! `cargo workbook api --stage N`: an HTTP stage's API served for real, on
 //! 127.0.0.1, over a database of its own on the harness's PostgreSQL, until
 //! Ctrl-C. Each HTTP stage's `api` example (tests/stageN_api.rs, shared by its
-//! exercise and its model answer) is this, given its tables and router.
+//! exercise and its model answer) is this, given its tables, its router and what
+//! its service runs beside the route (stage 9: the reaper).
 //!
 //! `--instances K` serves K copies on consecutive ports over the one database,
 //! each a process of its own (this program again, told the database's URL), as
@@ -32,6 +33,56 @@ pub struct Api {
     /// whose keys belong to a client (8 on); `None` before.
     pub token: Option<&'static str>,
     pub router: fn(PgPool) -> Router,
+    /// What the stage's service runs beside its route (stage 9's reaper), on
+    /// each instance; `None` for nothing.
+    pub background: Option<Background>,
+}
+
+/// A task a stage's service runs beside its route, as the book describes it.
+pub struct Background {
+    /// Starts it on the instance's pool; it stops when what this returns is
+    /// dropped.
+    pub start: fn(PgPool) -> Box<dyn Running>,
+    /// What it is and how often it runs, for the welcome text.
+    pub describe: fn() -> String,
+}
+
+/// A background task started by [`Background::start`].
+pub trait Running: Send {
+    /// False once the task ended on its own (it panicked).
+    fn is_running(&self) -> bool;
+}
+
+/// An instance serving: its route on its listener, and its background task;
+/// both stop when this is dropped.
+pub struct Serving {
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+    background: Option<Box<dyn Running>>,
+}
+
+impl Serving {
+    /// True once the background task ended on its own; false while it runs, and
+    /// when there is none.
+    #[allow(dead_code)] // for the tests that include this file
+    pub fn background_stopped(&self) -> bool {
+        self.background.as_ref().is_some_and(|b| !b.is_running())
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+/// Serves `api`'s route on `listener` with `pool`, and starts its background task:
+/// what every instance runs, the first and each copy.
+pub fn start(api: &Api, listener: TcpListener, pool: PgPool) -> Serving {
+    let background = api.background.as_ref().map(|b| (b.start)(pool.clone()));
+    Serving {
+        server: tokio::spawn(payment_model::serve(listener, (api.router)(pool))),
+        background,
+    }
 }
 
 /// The token of the client `api` creates for the stages with clients.
@@ -159,11 +210,11 @@ async fn serve_all(api: &Api, args: &Args) -> Result<(), String> {
         addrs.push(addr);
     }
     let pool = db.pool(PoolSize::of(POOL));
-    let server = tokio::spawn(payment_model::serve(listener, (api.router)(pool.clone())));
+    let serving = start(api, listener, pool.clone());
     println!("{}", welcome(api, &addrs, &db));
 
     stopped.notified().await;
-    server.abort();
+    drop(serving);
     // The copies go before the database they are connected to.
     drop(copies);
     pool.close().await;
@@ -232,7 +283,7 @@ async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot connect to the first instance's database: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    tokio::spawn(payment_model::serve(listener, (api.router)(pool.clone())));
+    let serving = start(api, listener, pool.clone());
     println!("listening {addr}");
     let _ = std::io::stdout().flush();
     let orphaned = stopped.clone();
@@ -242,6 +293,7 @@ async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), String> {
         orphaned.notify_one();
     });
     stopped.notified().await;
+    drop(serving);
     pool.close().await;
     Ok(())
 }
@@ -266,8 +318,18 @@ fn welcome(api: &Api, addrs: &[std::net::SocketAddr], db: &TestDb) -> String {
             urls.join(" ")
         ),
     };
+    let beside = match &api.background {
+        Some(background) if urls.len() > 1 => {
+            format!(
+                "\nBeside it, on each instance: {}.",
+                (background.describe)()
+            )
+        }
+        Some(background) => format!("\nBeside it: {}.", (background.describe)()),
+        None => String::new(),
+    };
     format!(
-        "Stage {stage}'s POST /payments ({which}) {instances}, database {name}.\n\n\
+        "Stage {stage}'s POST /payments ({which}) {instances}, database {name}.{beside}\n\n\
          Pay (run it twice: the second is a replay):\n  \
          curl -i {first}/payments{auth} -H 'Idempotency-Key: key-1' \
          -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'\n\

@@ -14,5 +14,6 @@ fn main() -> std::process::ExitCode {
         schema: Schema::new(stage12::MIGRATION_SOURCE, stage12::MIGRATION),
         token: Some(api_server::TOKEN),
         router: stage12::router,
+        background: None,
     })
 }

@@ -13,5 +13,6 @@ fn main() -> std::process::ExitCode {
         schema: reference_schema(),
         token: None,
         router: stage6::router,
+        background: None,
     })
 }

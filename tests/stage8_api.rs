@@ -14,5 +14,6 @@ fn main() -> std::process::ExitCode {
         schema: Schema::new(stage8::MIGRATION_SOURCE, stage8::MIGRATION),
         token: Some(api_server::TOKEN),
         router: stage8::router,
+        background: None,
     })
 }

@@ -118,6 +118,31 @@ async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_n
 }
 // ANCHOR_END: refusals
 
+#[tokio::test]
+async fn a_body_over_the_limit_is_a_413_problem_and_stores_nothing() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    // A valid payment from a known client, padded with spaces to 3 MB (axum reads at
+    // most 2 MB): only its size is wrong.
+    let body = format!("{BODY}{}", " ".repeat(3 * 1024 * 1024));
+    let answer = post(addr, A, Some("key-1"), &body).await;
+    assert_eq!(answer.status, 413, "{answer:?}");
+    assert_eq!(
+        answer.content_type, "application/problem+json",
+        "a body over the limit is refused like any other request: with an RFC 9457 problem"
+    );
+    assert_eq!(
+        answer.body["type"],
+        format!("{}body-too-large", payment_model::PROBLEM_BASE),
+        "the problem type says what was wrong: {answer:?}"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+
 // ANCHOR: two_clients
 #[tokio::test]
 async fn the_same_key_from_two_clients_makes_two_payments() {

@@ -180,6 +180,13 @@ pub enum TablesError {
     Server(#[from] ServerError),
     #[error(transparent)]
     Probe(#[from] probe::ProbeError),
+    /// The probe could not run against a server of servers/.
+    #[error("{server} (servers/start.sh {server}): {source}")]
+    ServerProbe {
+        server: &'static str,
+        #[source]
+        source: probe::ProbeError,
+    },
     /// A task of ours panicked or was cancelled.
     #[error("{what} failed: {source}")]
     Task {
@@ -487,7 +494,11 @@ async fn probe(subject: &Subject) -> Result<Report, TablesError> {
         }
     };
     options.timeout = REQUEST_TIMEOUT;
-    let report = probe::run(&options).await.map_err(TablesError::from);
+    let report = probe::run(&options).await.map_err(|source| match subject {
+        // The probe names a URL; the port is gone with the server: say which it was.
+        Subject::External(server) => TablesError::ServerProbe { server, source },
+        _ => TablesError::from(source),
+    });
     // Stopped before its database is dropped.
     drop(external);
     report

@@ -4,9 +4,10 @@
 // It differs from Pagamentos.criar in ONE argument: the stored answer is read through
 // dados.getConnection(), which asks HikariCP for a second connection while this request
 // still holds its first (closed only at the end of the try). Under a burst of 20
-// requests with one key and a pool of 10, ten requests each hold a connection and wait
-// for an eleventh. HikariCP gives up after its connectionTimeout (30 s by default): each
-// request that gives up answers 500 and frees its connection, which may rescue another.
+// requests with one key, every connection of the pool ends up held by a request waiting
+// for another; start.sh runs it on a pool of one, where that is certain (README.md says
+// why not 10). HikariCP gives up after its connectionTimeout (30 s by default): each
+// request that gives up answers 500 and frees its connection.
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -12,4 +12,4 @@ mod route;
 pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
-pub use route::{respond, router, serve};
+pub use route::{refusals_as_problems, respond, router, serve};

@@ -31,8 +31,9 @@ pub fn router(pool: PgPool) -> Router {
 /// Axum refuses some requests before any handler runs: a body over its 2 MB
 /// default limit (413), another method (405), another path (404). Its answers are
 /// plain text or empty; a client that reads problems would get none. They become
-/// problems here, with the same status (and `Allow` kept on a 405).
-async fn refusals_as_problems(response: Response) -> Response {
+/// problems here, with the same status (and `Allow` kept on a 405). Stage 8's route,
+/// and the stages' after it, are served behind it too.
+pub async fn refusals_as_problems(response: Response) -> Response {
     let status = response.status();
     let already_a_problem = response
         .headers()

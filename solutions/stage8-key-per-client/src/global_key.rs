@@ -6,6 +6,7 @@
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::post;
 use payment_model::{PaymentError, PaymentRequest, Reply};
@@ -25,6 +26,7 @@ pub fn router_with(pool: PgPool, config: Config) -> Router {
     Router::new()
         .route("/payments", post(create))
         .with_state(App { pool, config })
+        .layer(middleware::map_response(stage6::refusals_as_problems))
 }
 
 async fn create(State(app): State<App>, headers: HeaderMap, body: Bytes) -> Response {

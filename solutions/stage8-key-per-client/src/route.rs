@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::post;
 use payment_model::{PaymentError, Reply};
@@ -88,11 +89,14 @@ impl Payments for App {
     }
 }
 
-/// `POST /payments`, answered with `payments`' own `create_payment`.
+/// `POST /payments`, answered with `payments`' own `create_payment`; axum's own
+/// refusals (a body over its limit, another method or path) as problems, like the
+/// route's.
 pub fn payments_router<P: Payments>(payments: P) -> Router {
     Router::new()
         .route("/payments", post(create::<P>))
         .with_state(payments)
+        .layer(middleware::map_response(stage6::refusals_as_problems))
 }
 
 // ANCHOR: handler

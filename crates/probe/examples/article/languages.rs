@@ -1,7 +1,8 @@
 //! The source article's two tables, in its five languages, from runs of the servers
 //! of servers/: "the result, in the five languages" (payments, answers, the same key
 //! with another valor, and what the second-connection variant does with a pool of
-//! 10; Go's with a pool of 1, see servers/start.sh) and "what changes from one language to the next" (how the INSERT's rows
+//! 10; Go's and Java's with a pool of 1, see servers/start.sh) and "what changes from
+//! one language to the next" (how the INSERT's rows
 //! affected are read, where the stored answer is read, and the probe's verdicts).
 //!
 //! Each cell is either a verdict of a run or a fact of a server's code: a code cell
@@ -202,12 +203,16 @@ pub struct VariantBurst {
 }
 
 impl VariantBurst {
-    /// "hung", "late 5xx" or "fine": what a client of this server sees.
+    /// "late 5xx", "hung" or "fine": what a client of this server sees. A 5xx comes
+    /// first: it says the pool gave up on a connection, which ends the deadlock in
+    /// errors. A request may still be waiting then (on a pool of one, the request that
+    /// takes the connection a timeout freed waits its own 30 s for a second one), and
+    /// whether one is depends on when the server got to it: the figures show it.
     fn verdict(&self, lang: Lang) -> &'static str {
-        if self.statuses.iter().any(Option::is_none) {
-            lang.t("hung", "travou")
-        } else if self.statuses.iter().flatten().any(|s| *s >= 500) {
+        if self.statuses.iter().flatten().any(|s| *s >= 500) {
             lang.t("late 5xx", "5xx tardio")
+        } else if self.statuses.iter().any(Option::is_none) {
+            lang.t("hung", "travou")
         } else {
             lang.t("fine", "tudo certo")
         }
@@ -401,12 +406,12 @@ pub fn tables(
     out.push_str(&match lang {
         Lang::En => format!(
             "| language | payments, 20 requests with one key | answers | same key, another `valor` \
-             | a second connection asked for while holding one, pool of 10 (Go: 1), {VARIANT_BURST} \
+             | a second connection asked for while holding one, pool of 10 (Go, Java: 1), {VARIANT_BURST} \
              requests waited on for {patience} s |\n|---|---|---|---|---|\n"
         ),
         Lang::PtBr => format!(
             "| linguagem | pagamentos, 20 pedidos com uma chave | respostas | mesma chave, outro \
-             `valor` | uma segunda conexão pedida enquanto segura uma, pool de 10 (Go: 1), \
+             `valor` | uma segunda conexão pedida enquanto segura uma, pool de 10 (Go, Java: 1), \
              {VARIANT_BURST} pedidos esperados por {patience} s |\n|---|---|---|---|---|\n"
         ),
     });

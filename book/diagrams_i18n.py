@@ -20,9 +20,13 @@ Usage (from the repository root):
     python3 book/diagrams_i18n.py --check    fail when the catalog lacks a text or its translation,
                                              when a pt-BR SVG is stale, or when a page of
                                              book/po/pt-BR.po shows an English diagram
-    python3 book/diagrams_i18n.py --fit      measure the pt-BR texts in headless chromium: those that
-                                             overflow their box, overlap or reach the edge where the
-                                             English do not (the fonts here; look at the diagrams too)
+    python3 book/diagrams_i18n.py --fit      measure every text of every diagram, English and pt-BR, in
+                                             headless chromium, in each face of FACES (DejaVu Sans, what
+                                             a reader on Debian gets; Arial's metrics; Roboto): fail on
+                                             one that overflows its box, runs into another box, overlaps
+                                             another text, crosses a line or reaches the drawing's edge,
+                                             saying by how many px (just book-check runs it; look at the
+                                             diagrams too)
     python3 book/diagrams_i18n.py --repoint OUT.po IN.po...
                                              write to OUT.po the messages of IN.po that show a
                                              diagram, their msgstr pointing at images/pt-BR/
@@ -285,76 +289,173 @@ def check_book_po():
     return problems
 
 
-# Measures every <text> of the inlined SVGs in the browser: the box it sits in (the smallest
-# rect holding its anchor), boxes it runs into, texts it overlaps, the drawing's edge.
+# The faces every diagram is measured in, each standing for readers who get it: (sans, mono).
+# The SVGs ask for "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial,
+# sans-serif" (and "ui-monospace, … monospace" for code). Of those, Debian packages Roboto
+# (fonts-roboto-unhinted) and Arial's widths (Liberation Sans is drawn to them, glyph for glyph);
+# Segoe UI, San Francisco and Helvetica Neue are not free to install. A reader on Debian gets
+# DejaVu Sans and DejaVu Sans Mono: system-ui, sans-serif and monospace resolve to them, and they
+# are the widest of the lot (stage 11's texts run up to 20% wider in DejaVu Sans than in Arial).
+# Each face is named outright, not left to the machine's fontconfig, so the check measures the
+# same on every machine; a missing face is an error, never a silent fallback.
+FACES = {
+    "DejaVu Sans": ("DejaVu Sans", "DejaVu Sans Mono"),
+    "Arial's metrics (Liberation Sans)": ("Liberation Sans", "Liberation Mono"),
+    "Roboto": ("Roboto", "DejaVu Sans Mono"),
+}
+FONT_PACKAGES = "fonts-dejavu-core fonts-liberation fonts-roboto-unhinted"
+FONT_FAMILY = re.compile(r'font-family="([^"]*)"')
+SVG_TEXT = re.compile(r"<text\b")
+# A drawing made to fail, measured beside the diagrams: each finding the check can make must come
+# back from it, or the browser measured nothing real (a layout that gives every text a zero box
+# would otherwise pass every diagram).
+CANARY = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 200" width="400" height="200" font-family="sans-serif" font-size="15">
+  <rect x="20" y="20" width="120" height="40"/><text x="32" y="46">a text far too long for its box</text>
+  <rect x="300" y="80" width="60" height="40"/><text x="250" y="106">runs into</text>
+  <text x="30" y="150">one text</text><text x="60" y="152">another</text>
+  <line x1="160" y1="130" x2="160" y2="190"/><text x="140" y="165">crossed</text>
+  <text x="330" y="190">edge of it</text>
+  <rect x="220" y="150" width="80" height="8"/><text x="224" y="157">tall</text>
+</svg>"""
+CANARY_FINDS = {"overflows its box", "sticks out of its box's top or bottom", "runs into a box", "overlaps another text", "crosses or touches a <line>", "runs to the drawing's edge"}
+
+# Measures every <text> of the inlined SVGs: the box it sits in (the smallest rect holding its
+# anchor), boxes it runs into, texts it overlaps, lines and paths that cross it, the drawing's
+# edge; each finding with how many px would have to go. Then whether each face is installed: a family the browser lacks falls back
+# to its default face, so a probe line measures as wide as in a family that does not exist.
 FIT_JS = r"""
-const PAD = 3, EDGE = 12, out = {};
+const CLEAR = 3, PAD = 3, EDGE = 12, out = {diagrams: {}, missing: []};
+const px = v => Math.round(v * 10) / 10;
 const inRoot = (root, el, x, y) => new DOMPoint(x, y).matrixTransform(root.getCTM().inverse().multiply(el.getCTM()));
 const bbox = (root, el) => { const b = el.getBBox(); const p = inRoot(root, el, b.x, b.y), q = inRoot(root, el, b.x + b.width, b.y + b.height);
   return {x1: Math.min(p.x, q.x), y1: Math.min(p.y, q.y), x2: Math.max(p.x, q.x), y2: Math.max(p.y, q.y)}; };
-const meets = (a, b, s) => a.x1 + s < b.x2 && b.x1 + s < a.x2 && a.y1 + s < b.y2 && b.y1 + s < a.y2;
+// How far two boxes overlap, less a slack: along the narrower of the two axes (0 when apart).
+const overlap = (a, b, s) => Math.max(0, Math.min(Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1), Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1)) - s);
 for (const root of document.querySelectorAll("svg[data-name]")) {
   const width = root.viewBox.baseVal.width;
-  const rects = [...root.querySelectorAll("rect")].filter(r => !r.closest("defs")).map(r => bbox(root, r))
-    .filter(r => !(r.x1 <= 0.5 && r.y1 <= 0.5 && r.x2 >= width - 0.5));
-  const texts = [...root.querySelectorAll("text")].map(t => ({b: bbox(root, t), s: t.textContent,
+  const texts = [...root.querySelectorAll("text")].map(t => ({b: bbox(root, t), s: t.textContent.trim().replace(/\s+/g, " "), line: t.dataset.line,
     a: inRoot(root, t, parseFloat(t.getAttribute("x")), parseFloat(t.getAttribute("y")) - 4)}));
+  // The shapes drawn (not the background), and of them the boxes a text can sit in.
+  const shapes = [...root.querySelectorAll("rect, circle, ellipse")].filter(r => !r.closest("defs")).map(el => ({el, b: bbox(root, el)}))
+    .filter(c => !(c.b.x1 <= 0.5 && c.b.y1 <= 0.5 && c.b.x2 >= width - 0.5));
+  const rects = shapes.filter(c => c.el.tagName == "rect").map(c => c.b);
+  // Each line and path as points 2 px apart, in the drawing's coordinates.
+  const strokes = [...root.querySelectorAll("line, path, polyline")].filter(l => !l.closest("defs")).map(el => {
+    const n = el.getTotalLength(), m = root.getCTM().inverse().multiply(el.getCTM()), points = [];
+    for (let d = 0; d <= n; d += 2) points.push(el.getPointAtLength(d).matrixTransform(m));
+    return {el, points, b: bbox(root, el)}; });
   const found = [];
+  const note = (t, what, by, detail) => found.push({line: t.line, text: t.s, what, by: px(by), detail});
   texts.forEach((t, i) => {
     const holds = r => t.a.x >= r.x1 && t.a.x <= r.x2 && t.a.y >= r.y1 && t.a.y <= r.y2;
     const box = rects.filter(holds).sort((p, q) => (p.x2 - p.x1) * (p.y2 - p.y1) - (q.x2 - q.x1) * (q.y2 - q.y1))[0];
-    if (box && (t.b.x1 < box.x1 + PAD || t.b.x2 > box.x2 - PAD))
-      found.push([i, "overflows its box", `${t.s} (${Math.round(t.b.x1)}..${Math.round(t.b.x2)} in a box ${box.x1}..${box.x2})`]);
-    if (t.b.x1 < EDGE || t.b.x2 > width - EDGE) found.push([i, "runs to the drawing's edge", `${t.s} (${Math.round(t.b.x1)}..${Math.round(t.b.x2)} of 0..${width})`]);
-    if (rects.some(r => !holds(r) && meets(t.b, r, 1))) found.push([i, "runs into a box", t.s]);
-    texts.forEach((u, j) => { if (j > i && meets(t.b, u.b, 1.5)) found.push([i, "overlaps another text", `${t.s} / ${u.s}`]); });
+    if (box) {
+      const by = Math.max(box.x1 + PAD - t.b.x1, t.b.x2 - (box.x2 - PAD));
+      if (by > 0) note(t, "overflows its box", by, `text ${px(t.b.x1)}..${px(t.b.x2)}, box ${px(box.x1)}..${px(box.x2)} less ${PAD} px inside each side`);
+      const high = Math.max(box.y1 - t.b.y1, t.b.y2 - box.y2);
+      if (high > 0) note(t, "sticks out of its box's top or bottom", high, `text ${px(t.b.y1)}..${px(t.b.y2)}, box ${px(box.y1)}..${px(box.y2)}`);
+    }
+    const edge = Math.max(EDGE - t.b.x1, t.b.x2 - (width - EDGE));
+    if (edge > 0) note(t, "runs to the drawing's edge", edge, `text ${px(t.b.x1)}..${px(t.b.x2)}, drawing 0..${width} less ${EDGE} px each side`);
+    for (const r of rects) { const by = holds(r) ? 0 : overlap(t.b, r, 1); if (by > 0) note(t, "runs into a box", by, `the box at ${px(r.x1)},${px(r.y1)}`); }
+    texts.forEach((u, j) => { const by = j > i ? overlap(t.b, u.b, 1.5) : 0; if (by > 0) note(t, "overlaps another text", by, `"${u.s}" (line ${u.line})`); });
+    // A line or path across the text or within CLEAR px of it, unless the shape the text sits on is drawn over it.
+    for (const l of strokes) {
+      if (overlap(t.b, l.b, -CLEAR - 1) <= 0) continue;
+      const hit = l.points.filter(q => q.x > t.b.x1 - CLEAR && q.x < t.b.x2 + CLEAR && q.y > t.b.y1 - CLEAR && q.y < t.b.y2 + CLEAR);
+      const covered = shapes.some(c => holds(c.b) && (l.el.compareDocumentPosition(c.el) & Node.DOCUMENT_POSITION_FOLLOWING));
+      // by: how far the text would have to end sooner (or begin later) to keep CLEAR px from the stroke.
+      const xs = hit.map(q => q.x);
+      if (hit.length && !covered) note(t, `crosses or touches a <${l.el.tagName}>`, Math.min(t.b.x2 + CLEAR - Math.min(...xs), Math.max(...xs) + CLEAR - t.b.x1),
+        `text ${px(t.b.x1)}..${px(t.b.x2)}, the stroke at ${px(hit[0].x)},${px(hit[0].y)}, closer than ${CLEAR} px`);
+    }
   });
-  out[root.dataset.name] = found;
+  out.diagrams[root.dataset.name] = found;
 }
+const probe = document.createElementNS("http://www.w3.org/2000/svg", "svg"); document.body.appendChild(probe);
+const widthIn = family => { const t = document.createElementNS("http://www.w3.org/2000/svg", "text"); t.setAttribute("font-family", family);
+  t.setAttribute("font-size", "20"); t.textContent = "Idempotency-Key: derived_key(client, key) 0123456789 ÁÇÕ"; probe.appendChild(t); return t.getBBox().width; };
+const none = widthIn("'no such font, the fallback'");
+for (const family of FAMILIES) if (Math.abs(widthIn(`'${family}', 'no such font, the fallback'`) - none) < 0.01) out.missing.push(family);
 const pre = document.createElement("pre"); pre.id = "fit"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
 """
 
 
+def in_face(svg, face):
+    """The SVG with every font-family replaced by the face's sans or mono family."""
+    sans, mono = FACES[face]
+    return FONT_FAMILY.sub(lambda m: f'font-family="{mono if "monospace" in m.group(1) else sans}"', svg)
+
+
+def with_lines(svg):
+    """Each <text> tagged with its line in the file, for the report."""
+    return SVG_TEXT.sub(lambda m: f'<text data-line="{line_of(svg, m.start())}"', svg)
+
+
 def fit():
-    """Texts of the pt-BR diagrams that do not fit where their English ones do (needs chromium)."""
+    """Every text of every diagram, English and pt-BR, that does not fit in one of FACES (needs chromium)."""
     browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
     if browser is None:
         raise DiagramError("--fit measures the texts in a browser: install chromium (apt-get install chromium)")
+    files = [file for path in english_svgs() for file in (path, OUT / path.name)]
     pages = []
-    for path in english_svgs():
-        for name, file in (("en", path), (LANG, OUT / path.name)):
-            svg = file.read_text(encoding="utf-8")
-            pages.append(svg.replace("<svg ", f'<svg data-name="{name}/{path.name}" ', 1))
+    for file in files:
+        svg = with_lines(file.read_text(encoding="utf-8"))
+        for face in FACES:
+            pages.append(in_face(svg, face).replace("<svg ", f'<svg data-name="{file.relative_to(BOOK.parent)}@{face}" ', 1))
+    pages.append(with_lines(CANARY).replace("<svg ", '<svg data-name="canary" ', 1))
+    families = sorted({f for pair in FACES.values() for f in pair})
+    script = FIT_JS.replace("FAMILIES", json.dumps(families))
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "fit.html"
-        page.write_text("<!doctype html><meta charset=utf-8><body>" + "\n".join(pages) + f"<script>{FIT_JS}</script>", encoding="utf-8")
+        page.write_text("<!doctype html><meta charset=utf-8><body>" + "\n".join(pages) + f"<script>{script}</script>", encoding="utf-8")
         run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp}/profile",
                               "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
     m = re.search(r'<pre id="fit">(.*?)</pre>', run.stdout, re.S)
     if m is None:
         raise DiagramError(f"{browser} measured nothing: {run.stderr.strip()[-500:]}")
     measured = json.loads(unescape(m.group(1)))
-    problems = []
-    for path in english_svgs():
-        english = {(i, what) for i, what, _ in measured[f"en/{path.name}"]}
-        for i, what, detail in measured[f"{LANG}/{path.name}"]:
-            if (i, what) not in english:  # the English drawing's own tight spots are its author's call
-                problems.append(f"{LANG}/{path.name}: a text {what}: {detail}: shorten its msgstr, or give it '# svg: font-size=N' / '# svg: x=N'")
-    return problems
+    missed = CANARY_FINDS - {f["what"] for f in measured["diagrams"]["canary"]}
+    if missed:
+        raise DiagramError(f"{browser} measured a drawing made to fail and did not find what it must: {', '.join(sorted(missed))}")
+    if measured["missing"]:
+        raise DiagramError(f"--fit measures the diagrams in {', '.join(FACES)}; the browser lacks {', '.join(measured['missing'])}: "
+                           f"apt-get install {FONT_PACKAGES}")
+    # One line per text and problem, with how many px in each face that shows it.
+    problems = {}
+    for file in files:
+        for face in FACES:
+            for f in measured["diagrams"][f"{file.relative_to(BOOK.parent)}@{face}"]:
+                where = f"{file.relative_to(BOOK.parent)}:{f['line']}"
+                problems.setdefault((file.parent == OUT, where, f["text"], f["what"]), []).append((face, f["by"], f["detail"]))
+    lines = []
+    for (portuguese, where, text, what), faces in problems.items():
+        fix = (f"shorten its msgstr in {CATALOG.relative_to(BOOK.parent)}, or give it '# svg: font-size=N' / '# svg: x=N'" if portuguese
+               else "widen its box, move it or reword it, then run `python3 book/diagrams_i18n.py` (or `just diagrams`)")
+        worst = max(faces, key=lambda f: f[1])
+        by = ", ".join(f"{by:g} px in {face}" for face, by, _ in faces)
+        lines.append(f"{where}: {text!r} {what} by {by} ({worst[2]} in {worst[0]}): {fix}")
+    return lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; fail when anything is missing or stale")
     ap.add_argument("--repoint", nargs="+", metavar="PO", help="OUT.po IN.po...: the diagram-showing messages, repointed")
-    ap.add_argument("--fit", action="store_true", help="measure the pt-BR texts in headless chromium: fail on one that overflows "
-                                                       "its box, overlaps another text or reaches the edge where its English does not")
+    ap.add_argument("--fit", action="store_true", help="measure every text of the English and pt-BR diagrams in headless chromium, "
+                                                       "in each face of FACES: fail on one that overflows its box, runs into another, "
+                                                       "overlaps another text, crosses a line or reaches the drawing's edge")
     a = ap.parse_args()
     if a.fit:
-        problems = fit()
+        try:
+            problems = fit()
+        except DiagramError as e:
+            print(f"diagrams: {e}", file=sys.stderr)
+            return 1
         for p in problems:
             print(p, file=sys.stderr)
-        print(f"diagrams: {len(problems)} pt-BR text(s) that do not fit" if problems else "diagrams: every pt-BR text fits where its English does")
+        print(f"diagrams: {len(problems)} text(s) that do not fit" if problems
+              else f"diagrams: every text of the {len(english_svgs())} diagrams fits, in English and pt-BR, in {', '.join(FACES)}")
         return 1 if problems else 0
     if a.repoint:
         if len(a.repoint) < 2:

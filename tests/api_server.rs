@@ -138,7 +138,9 @@ async fn serve_all(api: &Api, args: &Args) -> Result<(), String> {
     ctrlc::set_handler(move || on_ctrl_c.notify_one())
         .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
 
-    let db = TestDb::try_create(api.schema).await?;
+    let db = TestDb::try_create(api.schema)
+        .await
+        .map_err(|e| e.to_string())?;
     if api.token.is_some() {
         // The client the printed commands send as (stage 8's clients table).
         db.execute(

@@ -8,7 +8,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use harness::provider::{FakeProvider, ProviderFault};
-use harness::{PoolSize, TestDb, fire_concurrently, fire_while_first_is_held, reference_schema};
+use harness::{
+    Call, CallError, PoolSize, TestDb, fire_concurrently, fire_while_first_is_held,
+    reference_schema,
+};
 use payment_model::Reply;
 use rstest::rstest;
 
@@ -26,44 +29,18 @@ async fn serve_with(db: &TestDb, connections: u32, provider: &FakeProvider) -> S
         provider: review_support::Provider::new(&provider.url(), ANSWER_BOUND)
             .expect("a client for the fake provider"),
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
-    tokio::spawn(async move {
-        if let Err(e) = review_support::serve(listener, review_route::router(app)).await {
-            panic!("the server stopped: {e}");
-        }
-    });
-    addr
+    harness::serve(|listener| review_support::serve(listener, review_route::router(app))).await
 }
 
 /// Long enough for any answer of a healthy route; a route whose requests wait for
 /// each other forever fails within it instead of hanging the test.
 const ANSWER_BOUND: Duration = Duration::from_secs(10);
 
-/// POST /payments; `Err` when no HTTP answer came (a panic, a hang past the bound).
-async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Result<Reply, String> {
-    let mut request = reqwest::Client::new()
-        .post(format!("http://{addr}/payments"))
-        .header("content-type", "application/json")
-        .timeout(ANSWER_BOUND)
-        .body(body.to_owned());
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
-    }
-    let response = request.send().await.map_err(|e| {
-        if e.is_timeout() {
-            format!("no answer within {} s", ANSWER_BOUND.as_secs())
-        } else {
-            format!("no HTTP answer: {e}")
-        }
-    })?;
-    let status = response.status().as_u16();
-    let text = response.text().await.map_err(|e| e.to_string())?;
-    let body = serde_json::from_str(&text)
-        .map_err(|_| format!("status {status} with a body that is not JSON: {text:?}"))?;
-    Ok(Reply { status, body })
+/// POST /payments; `Err` when no answer came within the bound (a panic, a hang),
+/// or one whose body is not JSON.
+async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Result<Reply, CallError> {
+    let call = Call::post(addr, "/payments", body).key(key);
+    Ok(call.within(ANSWER_BOUND).try_send().await?.reply())
 }
 
 async fn post_answered(addr: SocketAddr, key: Option<&str>, body: &str) -> Reply {
@@ -239,7 +216,7 @@ async fn twenty_requests_through_a_pool_of_five_are_all_answered() {
         .filter_map(|a| match a {
             Ok(reply) if reply.status < 500 => None,
             Ok(reply) => Some(format!("{} {}", reply.status, reply.body["title"])),
-            Err(e) => Some(e.clone()),
+            Err(e) => Some(e.to_string()),
         })
         .collect();
     assert!(

@@ -4,8 +4,9 @@
 //! only a bounded time for a request in flight.
 
 use harness::{
-    Outcome, PoolSize, ReplyKind, TestDb, WireRelay, fire_while_first_is_held, reference_schema,
-    slow_first_request,
+    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, TestDb, TwoKeys, WireRelay,
+    failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema,
+    slow_first_request, two_keys,
 };
 use payment_model::{PaymentRequest, Reply};
 use stage10::create_payment;
@@ -221,13 +222,11 @@ async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
 #[tokio::test]
 async fn a_later_retry_returns_the_same_body() {
     let db = TestDb::create(reference_schema()).await;
-    let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the first request pays");
-    let retry = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the retry is answered");
+    let LaterRetry {
+        first,
+        retry,
+        payments: made,
+    } = later_retry(&db, create_payment).await;
     assert!(
         first.status == 201,
         "the first request should be answered 201: it was answered {}",
@@ -239,7 +238,6 @@ async fn a_later_retry_returns_the_same_body() {
          row was committed without its answer: in one statement, an UPDATE cannot see the \
          row a sibling CTE inserted, so insert the key row complete. Run `cargo workbook hint 10`."
     );
-    let made = db.payment_count().await;
     assert!(
         made == 1,
         "1 payment should have been made by now: there are {made}"
@@ -334,19 +332,16 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
 #[tokio::test]
 async fn different_keys_make_different_payments() {
     let db = TestDb::create(reference_schema()).await;
-    let pool = db.pool(PoolSize::of(2));
-    let a = create_payment(&pool, "key-a", &body(1, 100))
-        .await
-        .expect("key-a pays");
-    let b = create_payment(&pool, "key-b", &body(1, 100))
-        .await
-        .expect("key-b pays");
+    let TwoKeys {
+        a,
+        b,
+        payments: made,
+    } = two_keys(&db, create_payment).await;
     assert_ne!(
         a.payment_id(),
         b.payment_id(),
         "two keys are two operations"
     );
-    let made = db.payment_count().await;
     assert!(
         made == 2,
         "2 payments should have been made by now: there are {made}"
@@ -357,41 +352,29 @@ async fn different_keys_make_different_payments() {
 #[tokio::test]
 async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
     let db = TestDb::create(reference_schema()).await;
-    // A real failure inside the statement, after the key was reserved: the
-    // database refuses payments for order 13 until the trigger is dropped.
-    db.execute(
-        "CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.order_id = 13 THEN RAISE EXCEPTION 'payments for order 13 are down'; END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
-           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();",
-    )
-    .await;
-    let pool = db.pool(PoolSize::of(2));
-
-    let failed = create_payment(&pool, "key-13", &body(13, 100)).await;
+    // The database refuses the payment of `key-13` inside the statement, after
+    // the key was reserved; then it accepts payments again, and the request is
+    // retried.
+    let FailedPayment {
+        failed,
+        keys_left,
+        retry,
+        payments: made,
+    } = failed_payment_retried(&db, create_payment).await;
     assert!(
         failed.is_err(),
         "the payment INSERT fails, so create_payment fails: {failed:?}"
     );
-    let keys = db.count("SELECT count(*) FROM idempotency_keys").await;
     assert_eq!(
-        keys, 0,
+        keys_left, 0,
         "one statement is one transaction: the key it reserved is rolled back with the \
          failed payment; a key left behind would refuse every retry"
     );
-
-    db.execute("DROP TRIGGER refuse_order_13 ON payments").await;
-    let retry = create_payment(&pool, "key-13", &body(13, 100))
-        .await
-        .expect("the retry is answered");
+    let retry = retry.expect("the retry is answered");
     assert_eq!(
         retry.status, 201,
         "once payments work again, the retry with the same key pays: {retry:?}"
     );
-    let made = db.payment_count().await;
     assert!(
         made == 1,
         "1 payment should have been made by now: there are {made}"

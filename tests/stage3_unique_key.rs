@@ -2,7 +2,10 @@
 //! with one key: one payment, twenty identical 201s; and the key and the payment
 //! commit, or vanish, together.
 
-use harness::{Outcome, PoolSize, ReplyKind, TestDb, fire_while_first_is_held, reference_schema};
+use harness::{
+    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, TestDb, TwoKeys,
+    failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema, two_keys,
+};
 use payment_model::PaymentRequest;
 use stage3::create_payment;
 
@@ -48,13 +51,11 @@ async fn twenty_concurrent_requests_create_one_payment() {
 #[tokio::test]
 async fn a_later_retry_returns_the_same_body() {
     let db = TestDb::create(reference_schema()).await;
-    let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the first request pays");
-    let retry = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the retry is answered");
+    let LaterRetry {
+        first,
+        retry,
+        payments: made,
+    } = later_retry(&db, create_payment).await;
     assert!(
         first.status == 201,
         "the first request should be answered 201: it was answered {}",
@@ -64,7 +65,6 @@ async fn a_later_retry_returns_the_same_body() {
         retry, first,
         "a retry gets the stored status and body, byte for byte"
     );
-    let made = db.payment_count().await;
     assert!(
         made == 1,
         "1 payment should have been made by now: there are {made}"
@@ -74,19 +74,16 @@ async fn a_later_retry_returns_the_same_body() {
 #[tokio::test]
 async fn different_keys_make_different_payments() {
     let db = TestDb::create(reference_schema()).await;
-    let pool = db.pool(PoolSize::of(2));
-    let a = create_payment(&pool, "key-a", &body(1, 100))
-        .await
-        .expect("key-a pays");
-    let b = create_payment(&pool, "key-b", &body(1, 100))
-        .await
-        .expect("key-b pays");
+    let TwoKeys {
+        a,
+        b,
+        payments: made,
+    } = two_keys(&db, create_payment).await;
     assert_ne!(
         a.payment_id(),
         b.payment_id(),
         "two keys are two operations"
     );
-    let made = db.payment_count().await;
     assert!(
         made == 2,
         "2 payments should have been made by now: there are {made}"
@@ -97,41 +94,29 @@ async fn different_keys_make_different_payments() {
 #[tokio::test]
 async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
     let db = TestDb::create(reference_schema()).await;
-    // A real failure inside the transaction, after the key was reserved: the
-    // database refuses payments for order 13 until the trigger is dropped.
-    db.execute(
-        "CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.order_id = 13 THEN RAISE EXCEPTION 'payments for order 13 are down'; END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
-           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();",
-    )
-    .await;
-    let pool = db.pool(PoolSize::of(2));
-
-    let failed = create_payment(&pool, "key-13", &body(13, 100)).await;
+    // The database refuses the payment of `key-13` inside its transaction, after
+    // the key was reserved; then it accepts payments again, and the request is
+    // retried.
+    let FailedPayment {
+        failed,
+        keys_left,
+        retry,
+        payments: made,
+    } = failed_payment_retried(&db, create_payment).await;
     assert!(
         failed.is_err(),
         "the payment INSERT fails, so create_payment fails: {failed:?}"
     );
-    let keys = db.count("SELECT count(*) FROM idempotency_keys").await;
     assert_eq!(
-        keys, 0,
+        keys_left, 0,
         "the key was reserved in the same transaction as the failed payment, so it must be \
          rolled back with it; a key left behind would refuse every retry"
     );
-
-    db.execute("DROP TRIGGER refuse_order_13 ON payments").await;
-    let retry = create_payment(&pool, "key-13", &body(13, 100))
-        .await
-        .expect("the retry is answered");
+    let retry = retry.expect("the retry is answered");
     assert_eq!(
         retry.status, 201,
         "once payments work again, the retry with the same key pays: {retry:?}"
     );
-    let made = db.payment_count().await;
     assert!(
         made == 1,
         "1 payment should have been made by now: there are {made}"

@@ -31,7 +31,9 @@ use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
 use probe::{CheckId, Options, Report, Verdict};
-use server::external::{ExternalServer, article_api, article_schema, missing_setup, servers_dir};
+use server::external::{
+    ExternalServer, ServerError, article_api, article_schema, missing_setup, servers_dir,
+};
 use server::{Shape, serve, serve_instances, serve_shape};
 
 /// The bound of every request: deadlocked requests are given up on after this
@@ -171,6 +173,42 @@ const SERVERS: &[(Name, Subject)] = &[
 /// `--check` of probe-results.md write and check this file of the same folder too.
 const LANGUAGES_FILE: &str = "languages.md";
 
+/// Why the tables could not be made, in words naming what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TablesError {
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    #[error(transparent)]
+    Probe(#[from] probe::ProbeError),
+    /// A task of ours panicked or was cancelled.
+    #[error("{what} failed: {source}")]
+    Task {
+        what: String,
+        #[source]
+        source: tokio::task::JoinError,
+    },
+    #[error("cannot read {file}: {source}")]
+    CannotRead {
+        file: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A code cell of the article's tables (languages.rs's `Backed`) no longer holds.
+    #[error(
+        "{file} no longer holds `{line}`, which the table's cell \"{cell}\" stands for: \
+         update crates/probe/examples/article/languages.rs"
+    )]
+    CodeChanged {
+        file: &'static str,
+        line: &'static str,
+        cell: &'static str,
+    },
+    #[error("no probe run of {0}")]
+    NoProbeRun(String),
+    #[error("no variant burst of {0}")]
+    NoVariantBurst(String),
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let with_servers = args.iter().any(|a| a == "--with-servers");
@@ -273,7 +311,7 @@ fn is_current(path: &std::path::Path, fresh: &str) -> bool {
 /// The probe's table; with the servers, the article's tables too (languages.rs),
 /// from the same probe runs and the variant's long bursts. Each file in every
 /// language ([`Lang::ALL`]'s order).
-async fn files(with_servers: bool) -> Result<Vec<[String; 2]>, String> {
+async fn files(with_servers: bool) -> Result<Vec<[String; 2]>, TablesError> {
     let mut reports = Vec::new();
     let probed = probe_all(with_servers, &mut reports).await?;
     let probe_table = Lang::ALL.map(|lang| table(lang, &probed));
@@ -296,9 +334,10 @@ async fn files(with_servers: bool) -> Result<Vec<[String; 2]>, String> {
         .collect();
     let mut bursts = Vec::new();
     for (name, burst) in running {
-        let burst = burst
-            .await
-            .map_err(|e| format!("the variant burst of {name} failed: {e}"))??;
+        let burst = burst.await.map_err(|source| TablesError::Task {
+            what: format!("the variant burst of {name}"),
+            source,
+        })??;
         bursts.push((name, burst));
     }
     let [en, pt] = Lang::ALL.map(|lang| languages::tables(lang, &reports, &bursts));
@@ -316,7 +355,7 @@ fn table_rows(text: &str) -> Vec<&str> {
 async fn probe_all(
     with_servers: bool,
     reports: &mut Vec<(&'static str, Report)>,
-) -> Result<Vec<(Name, Report)>, String> {
+) -> Result<Vec<(Name, Report)>, TablesError> {
     let mut probed = Vec::new();
     let rows = ROWS.iter().chain(if with_servers { SERVERS } else { &[] });
     for (name, subject) in rows {
@@ -417,7 +456,7 @@ fn burst_figures(lang: Lang, report: &Report) -> String {
 }
 
 /// Serves the subject on a database of its own and probes it with its effects counted.
-async fn probe(subject: &Subject) -> Result<Report, String> {
+async fn probe(subject: &Subject) -> Result<Report, TablesError> {
     let schema = match subject {
         Subject::External(_) => article_schema(),
         _ => reference_schema(),
@@ -448,7 +487,7 @@ async fn probe(subject: &Subject) -> Result<Report, String> {
         }
     };
     options.timeout = REQUEST_TIMEOUT;
-    let report = probe::run(&options).await.map_err(|e| e.to_string());
+    let report = probe::run(&options).await.map_err(TablesError::from);
     // Stopped before its database is dropped.
     drop(external);
     report

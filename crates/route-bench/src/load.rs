@@ -78,9 +78,7 @@ pub async fn load(
         })
         .collect();
     for worker in workers {
-        worker
-            .await
-            .map_err(|e| BenchError::Task(e.to_string()))??;
+        worker.await.map_err(BenchError::Task)??;
     }
     Ok(requests as f64 / started.elapsed().as_secs_f64())
 }

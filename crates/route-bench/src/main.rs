@@ -36,7 +36,9 @@ const DEFAULT_RUNS: usize = 5;
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("no PostgreSQL to measure on: {0}")]
-    NoServer(String),
+    NoServer(&'static harness::NoServer),
+    #[error("no PostgreSQL to measure on: {0}")]
+    Cluster(#[from] postgres_provisioning::LocalError),
     #[error("PostgreSQL: {0}")]
     Database(#[from] sqlx::Error),
     #[error("HTTP: {0}")]
@@ -45,10 +47,23 @@ pub enum BenchError {
     Refused(String),
     #[error("could not listen on 127.0.0.1: {0}")]
     Listen(std::io::Error),
-    #[error("pgbench: {0}")]
-    Pgbench(String),
+    #[error("pgbench: could not run {}: {source}", .program.display())]
+    PgbenchNotRun {
+        program: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("pgbench: could not give pgbench its script: {0}")]
+    PgbenchScript(#[source] std::io::Error),
+    /// pgbench ran and gave no rate: what it said, and the script it was given.
+    #[error("pgbench: {}: {said}\nThe script:\n{script}", .program.display())]
+    PgbenchFailed {
+        program: std::path::PathBuf,
+        said: String,
+        script: String,
+    },
     #[error("a load task failed: {0}")]
-    Task(String),
+    Task(#[from] tokio::task::JoinError),
     #[error("usage: bench-route [RUNS] (a number of runs, {DEFAULT_RUNS} by default)")]
     Usage,
 }
@@ -186,7 +201,7 @@ async fn measure(
                         pgbench::run(&pgbench, &conninfo, &script, CLIENTS, per_slice)
                     })
                     .await
-                    .map_err(|e| BenchError::Task(e.to_string()))??;
+                    .map_err(BenchError::Task)??;
                     pgbench_seconds[i] += per_slice as f64 / tps;
                 }
             }

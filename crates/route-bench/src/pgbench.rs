@@ -70,16 +70,22 @@ pub fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| BenchError::Pgbench(format!("could not run {}: {e}", pgbench.display())))?;
+        .map_err(|source| BenchError::PgbenchNotRun {
+            program: pgbench.to_owned(),
+            source,
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
         // pgbench reads the whole script before it connects; closing stdin ends it.
         stdin
             .write_all(script.as_bytes())
-            .map_err(|e| BenchError::Pgbench(format!("could not give pgbench its script: {e}")))?;
+            .map_err(BenchError::PgbenchScript)?;
     }
     let out = child
         .wait_with_output()
-        .map_err(|e| BenchError::Pgbench(format!("{}: {e}", pgbench.display())))?;
+        .map_err(|source| BenchError::PgbenchNotRun {
+            program: pgbench.to_owned(),
+            source,
+        })?;
     let said = String::from_utf8_lossy(&out.stdout);
     let tps = said
         .lines()
@@ -88,11 +94,14 @@ pub fn run(
         .and_then(|n| n.parse().ok());
     match tps {
         Some(tps) if out.status.success() => Ok(tps),
-        _ => Err(BenchError::Pgbench(format!(
-            "{}: {}{}\nThe script:\n{script}",
-            pgbench.display(),
-            said.trim(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))),
+        _ => Err(BenchError::PgbenchFailed {
+            program: pgbench.to_owned(),
+            said: format!(
+                "{}{}",
+                said.trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+            script: script.to_owned(),
+        }),
     }
 }

@@ -55,13 +55,13 @@ pub async fn servers(schema: Schema) -> Result<Vec<Server>, BenchError> {
     }
     let in_memory = LocalCluster::start(ClusterSettings::default())
         .await
-        .map_err(|e| BenchError::NoServer(e.to_string()))?;
+        .map_err(BenchError::Cluster)?;
     let on_disk = LocalCluster::start(ClusterSettings {
         place: Some(std::env::temp_dir()),
         durable: true,
     })
     .await
-    .map_err(|e| BenchError::NoServer(e.to_string()))?;
+    .map_err(BenchError::Cluster)?;
     Ok(vec![
         cluster_server("throwaway", in_memory, schema).await?,
         cluster_server("durable", on_disk, schema).await?,
@@ -112,7 +112,7 @@ fn find_pgbench(bindir: &std::path::Path) -> Option<PathBuf> {
 }
 
 async fn harness_server(schema: Schema) -> Result<Server, BenchError> {
-    let backend = harness::backend().map_err(|e| BenchError::NoServer(e.to_string()))?;
+    let backend = harness::backend().map_err(BenchError::NoServer)?;
     let db = TestDb::create(schema).await;
     let options = db.options().clone();
     Ok(Server {
@@ -159,7 +159,7 @@ pub async fn warm_pool(options: &PgConnectOptions, size: u32) -> Result<PgPool, 
     let opening: Vec<_> = (0..size).map(|_| tokio::spawn(pool.acquire())).collect();
     let mut held = Vec::with_capacity(opening.len());
     for task in opening {
-        held.push(task.await.map_err(|e| BenchError::Task(e.to_string()))??);
+        held.push(task.await.map_err(BenchError::Task)??);
     }
     drop(held);
     Ok(pool)

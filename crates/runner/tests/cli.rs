@@ -859,6 +859,43 @@ fn verify_names_a_file_of_an_exercise_that_is_neither_edited_nor_the_solutions()
 }
 
 #[test]
+fn verify_names_code_pasted_into_a_crate_root_the_learner_does_not_edit() {
+    let root = copy_of("verified", "verify-pasted");
+    let state = root.join(".workbook");
+    // The learner's work moves to src/race.rs; src/lib.rs becomes wiring, plus a paste.
+    let exercise = root.join("stages/race-exercise/src");
+    std::fs::rename(exercise.join("lib.rs"), exercise.join("race.rs"))
+        .expect("the learner's file is moved");
+    std::fs::write(
+        exercise.join("lib.rs"),
+        "//! The race stage.\n\nmod race;\npub use race::*;\n\n/// Pasted by hand.\n\
+         pub fn pasted() -> u32 {\n    1\n}\n",
+    )
+    .expect("the crate root is written");
+    let stages = root.join("stages.toml");
+    let text = std::fs::read_to_string(&stages).expect("stages.toml is read");
+    let text = text.replace(
+        r#"edit = ["stages/race-exercise/src/lib.rs"]"#,
+        r#"edit = ["stages/race-exercise/src/race.rs"]"#,
+    );
+    std::fs::write(&stages, text).expect("stages.toml is written");
+    let ran = run(workbook(&root, &state).arg("verify"));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says(
+            "stage 1 · the exercise holds only its edit files and given code: \
+             stages/race-exercise/src/lib.rs:7: a function `pasted` in the crate root, which \
+             stage 1's `edit` does not list"
+        ),
+        "verify names the file, the line and the item: {ran}"
+    );
+    assert!(
+        ran.says("move it into an edit file (stages/race-exercise/src/race.rs)"),
+        "verify names where it goes: {ran}"
+    );
+}
+
+#[test]
 fn verify_calls_a_hang_a_hang_and_a_compile_error_a_compile_error() {
     let state = scratch("verify-kinds");
     let ran = run(workbook(&fixture("workbook"), &state).args(["verify", "--timeout", "3"]));

@@ -7,7 +7,8 @@
 //!    and 400 problems);
 //! 2. `fingerprint` the request: method, path, and the body normalised;
 //! 3. `reserve` the key in a statement that commits at once; if another request
-//!    has it, answer what its row says (`answer_stored`);
+//!    has it, answer what its row says: `answer_stored(stored(..).await)`
+//!    (`answer_stored` is given);
 //! 4. run the route (`run_route`), with the client in the request's extensions,
 //!    and read its whole answer;
 //! 5. call `config.after_route`'s `pass()` if there is one: the tests stop a request
@@ -16,7 +17,7 @@
 //!    `config.max_answer_bytes`); but for a 5xx, `release` the key, so that a
 //!    retry runs the route again. Both name the request's `Lease`: when another
 //!    request has taken the key over, they change nothing, and this request
-//!    answers what the key says (`answer_stored`).
+//!    answers what the key says (`answer_stored` again).
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports, unused_variables, dead_code)]
@@ -32,25 +33,12 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use stage8::{ClientId, admit};
 
-use crate::layer::{BoxFuture, LayerState, Lease, Route, run_route};
-use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
-
-/// The layer's handler function (see `routes::idempotency_layer`).
-pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
-    Box::pin(idempotent(state, route, request))
-}
+use crate::layer::{LayerState, Lease, Route, run_route};
+use crate::responses::{REPLAYED_HEADERS, Stored, answer_stored, internal_error, too_large};
 
 /// One request through the layer: the steps 1 to 6 above.
 pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Response {
     todo!("stage 12: the layer's steps, 1 to 6 at the top of this file (`cargo workbook hint 12`)")
-}
-
-/// The answer for a request that does not own its key: what the key's row says.
-async fn answer_stored(pool: &PgPool, client: ClientId, key: &str, fingerprint: &str) -> Response {
-    match stored(pool, client, key, fingerprint).await {
-        Ok(stored) => stored.into_response(),
-        Err(e) => internal_error("reading a stored answer", &e),
-    }
 }
 
 /// SHA-256 (hex) of what makes two requests the same request: the method, the

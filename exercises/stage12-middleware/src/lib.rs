@@ -2,8 +2,9 @@
 //!
 //! Write the layer's handling of one request in `idempotency.rs`; run
 //! `cargo workbook stage 12`, and `cargo workbook hint 12` when stuck. The tower
-//! plumbing (`layer.rs`) and the two routes (`routes.rs`) are given: they are the
-//! model answer's own files, and hold no part of the answer.
+//! plumbing (`layer.rs`), the two routes and the layer's handler (`routes.rs`) and
+//! the responses the layer sends of its own (`responses.rs`) are given: they are
+//! the model answer's own files, and hold no part of the answer.
 
 #[path = "../../../solutions/stage12-middleware/src/layer.rs"]
 mod layer;
@@ -14,15 +15,15 @@ mod routes;
 
 mod idempotency;
 
-pub use idempotency::{fingerprint, handle, idempotent, release, reserve, store, stored};
+pub use idempotency::{fingerprint, idempotent, release, reserve, store, stored};
 pub use layer::{
     BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Lease, Route,
     run_route,
 };
 pub use responses::{REPLAYED_HEADERS, Stored};
 pub use routes::{
-    Router, bare_router, idempotency_layer, pay, refund, router, router_with, router_with_layer,
-    serve,
+    Router, bare_router, handle, idempotency_layer, pay, refund, router, router_with,
+    router_with_layer, serve,
 };
 pub use stage8::{ClientId, IDEMPOTENT_REPLAYED};
 

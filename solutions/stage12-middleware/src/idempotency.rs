@@ -17,13 +17,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use stage8::{ClientId, admit};
 
-use crate::layer::{BoxFuture, LayerState, Lease, Route, run_route};
-use crate::responses::{REPLAYED_HEADERS, Stored, internal_error, too_large};
-
-/// The layer's handler function (see `routes::idempotency_layer`).
-pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
-    Box::pin(idempotent(state, route, request))
-}
+use crate::layer::{LayerState, Lease, Route, run_route};
+use crate::responses::{REPLAYED_HEADERS, Stored, answer_stored, internal_error, too_large};
 
 // ANCHOR: idempotent
 /// One request through the layer.
@@ -43,7 +38,7 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
     };
     let lease = match reserve(&state, client, &key, &fingerprint).await {
         Ok(Some(lease)) => lease,
-        Ok(None) => return answer_stored(&state.pool, client, &key, &fingerprint).await,
+        Ok(None) => return answer_stored(stored(&state.pool, client, &key, &fingerprint).await),
         Err(e) => return internal_error("reserving the key", &e),
     };
 
@@ -83,7 +78,7 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
                  route ran (answered {}): reconcile its effect",
                 client.0, head.status
             );
-            answer_stored(&state.pool, client, &key, &fingerprint).await
+            answer_stored(stored(&state.pool, client, &key, &fingerprint).await)
         }
         Err(e) => {
             // The effect is done and this answer is true: send it. The key stays
@@ -91,14 +86,6 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
             eprintln!("the layer could not store or release the key: {e}");
             Response::from_parts(head, Body::from(body))
         }
-    }
-}
-
-/// The answer for a request that does not own its key: what the key's row says.
-async fn answer_stored(pool: &PgPool, client: ClientId, key: &str, fingerprint: &str) -> Response {
-    match stored(pool, client, key, fingerprint).await {
-        Ok(stored) => stored.into_response(),
-        Err(e) => internal_error("reading a stored answer", &e),
     }
 }
 // ANCHOR_END: idempotent

@@ -1,6 +1,6 @@
 //! The tower plumbing of [`IdempotencyLayer`]: a `Layer` that wraps a route in an
 //! [`Idempotent`] service, whose every request goes through a handler function
-//! (`idempotency::handle`, handed to it by `routes::idempotency_layer`). What the
+//! (`routes::handle`, handed to it by `routes::idempotency_layer`). What the
 //! layer does with a request is in `idempotency.rs`; this file only connects it to
 //! tower and axum, and depends on nothing else of the crate.
 

@@ -17,15 +17,15 @@ mod layer;
 mod responses;
 mod routes;
 
-pub use idempotency::{fingerprint, handle, idempotent, release, reserve, store, stored};
+pub use idempotency::{fingerprint, idempotent, release, reserve, store, stored};
 pub use layer::{
     BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Lease, Route,
     run_route,
 };
 pub use responses::{REPLAYED_HEADERS, Stored};
 pub use routes::{
-    Router, bare_router, idempotency_layer, pay, refund, router, router_with, router_with_layer,
-    serve,
+    Router, bare_router, handle, idempotency_layer, pay, refund, router, router_with,
+    router_with_layer, serve,
 };
 pub use stage8::{ClientId, IDEMPOTENT_REPLAYED};
 

@@ -77,6 +77,15 @@ impl Stored {
         }
     }
 }
+
+/// The answer for a request that does not own its key: what `stored` read of the
+/// key's row, or a 500 when it could not be read.
+pub(crate) fn answer_stored(read: Result<Stored, sqlx::Error>) -> Response {
+    match read {
+        Ok(stored) => stored.into_response(),
+        Err(e) => internal_error("reading a stored answer", &e),
+    }
+}
 // ANCHOR_END: replayed_answer
 
 /// A reply as a response (a problem for a 4xx or 5xx), through stage 8's `answer`.

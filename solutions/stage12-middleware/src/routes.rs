@@ -2,7 +2,7 @@
 //! transaction of its own (one INSERT, committed when it ends) and answers. The
 //! routers below serve them bare, or wrapped in [`IdempotencyLayer`].
 
-use axum::extract::{FromRequestParts, State};
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -13,8 +13,8 @@ use serde_json::json;
 use sqlx::PgPool;
 use stage8::{Answer, AuthError, ClientId, answer, authenticate};
 
-use crate::idempotency::handle;
-use crate::layer::{Config, IdempotencyLayer};
+use crate::idempotency::idempotent;
+use crate::layer::{BoxFuture, Config, IdempotencyLayer, LayerState, Route};
 
 pub use axum::Router;
 
@@ -38,6 +38,11 @@ pub fn router_with(pool: PgPool, config: Config) -> Router {
 /// The layer, running every request through this stage's [`handle`].
 pub fn idempotency_layer(pool: PgPool, config: Config) -> IdempotencyLayer {
     IdempotencyLayer::with_handle(pool, config, handle)
+}
+
+/// The layer's handler function: `idempotent`, its future boxed.
+pub fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
+    Box::pin(idempotent(state, route, request))
 }
 
 // ANCHOR: router

@@ -9,9 +9,98 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
-use postgres_provisioning::{Backend, BackendChoice, at_exit, owner, without_createdb};
+use postgres_provisioning::{Backend, BackendChoice, NoServer, at_exit, owner, without_createdb};
 
 use crate::backend;
+
+/// Why a test could not have its database; every message names the way out.
+///
+/// A schema's template is made once per process and its failure is shared by
+/// every test of that schema ([`TestDbError::Template`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TestDbError {
+    /// No server at all: the message lists what was tried and the ways out.
+    #[error(transparent)]
+    NoServer(&'static NoServer),
+    #[error("harness: the connection budget closed ({0}); run the tests again")]
+    BudgetClosed(#[source] tokio::sync::AcquireError),
+    #[error(
+        "harness: cannot connect to {to}: {source}; run the tests again \
+         (`cargo workbook doctor` shows which server they use)"
+    )]
+    Connect {
+        to: Target,
+        #[source]
+        source: sqlx::Error,
+    },
+    /// The role may not create databases (SQLSTATE 42501 on CREATE DATABASE).
+    #[error("harness: could not create {what}: {}", without_createdb(.role))]
+    CreateDenied { what: Target, role: String },
+    #[error(
+        "harness: could not create {what}: {source}; run the tests again \
+         (`cargo workbook doctor` shows which server they use)"
+    )]
+    Create {
+        what: Target,
+        #[source]
+        source: sqlx::Error,
+    },
+    /// The schema's SQL fails on a fresh database: the learner's file to fix.
+    #[error(
+        "The migration in {file} does not apply: {source}\n\
+         Fix the SQL in that file and run {again} again.", again = run_again(.file)
+    )]
+    Migration {
+        file: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
+    /// A test panicked while it registered a schema's template.
+    #[error(
+        "harness: a test panicked while it registered a template database; run the tests again"
+    )]
+    RegistryPoisoned,
+    /// The template of this schema could not be made (for an earlier test of this
+    /// process too).
+    #[error(transparent)]
+    Template(Arc<TestDbError>),
+}
+
+/// What the harness connects to or creates, as its messages name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The server itself (its maintenance database), where databases are made.
+    Server,
+    /// A test's own database.
+    TestDatabase,
+    /// The migrated template a schema's test databases are copied from.
+    Template,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Target::Server => "the server",
+            Target::TestDatabase => "the test database",
+            Target::Template => "a template database",
+        })
+    }
+}
+
+/// The command that runs a schema's tests again: `cargo workbook stage N` for a
+/// file of a stage's crate (`exercises/stageN-...`, `solutions/stageN-...`).
+fn run_again(file: &str) -> String {
+    let stage = file
+        .split('/')
+        .nth(1)
+        .and_then(|dir| dir.strip_prefix("stage"))
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|n| n.parse::<u32>().ok());
+    match stage {
+        Some(n) => format!("`cargo workbook stage {n}`"),
+        None => "the tests".to_owned(),
+    }
+}
 
 /// A schema to migrate test databases with, and the file it comes from (named in
 /// error messages, so the learner knows what to fix).
@@ -79,35 +168,33 @@ impl TestDb {
     pub async fn create(schema: Schema) -> TestDb {
         match Self::try_create(schema).await {
             Ok(db) => db,
-            Err(message) => panic!("{message}"),
+            Err(why) => panic!("{why}"),
         }
     }
 
     /// [`TestDb::create`] for a program rather than a test: the message naming the
     /// way out comes back as an error instead of a panic.
-    pub async fn try_create(schema: Schema) -> Result<TestDb, String> {
-        let backend = backend().map_err(|e| e.to_string())?;
+    pub async fn try_create(schema: Schema) -> Result<TestDb, TestDbError> {
+        let backend = backend().map_err(TestDbError::NoServer)?;
         // Tests run in parallel; keep their connections within the server's limit.
         let budget = connection_budget(backend)
             .acquire_owned()
             .await
-            .map_err(|e| format!("harness: the connection budget closed: {e}"))?;
-        let template = template_for(backend, schema).await?;
+            .map_err(TestDbError::BudgetClosed)?;
+        let template = template_for(backend, schema)
+            .await
+            .map_err(TestDbError::Template)?;
         let name = format!(
             "wb_test_{}_{}",
             owner(),
             NEXT_DB.fetch_add(1, Ordering::Relaxed)
         );
-        let mut admin = PgConnection::connect_with(&backend.admin)
-            .await
-            .map_err(|e| format!("harness: cannot connect to the server: {e}"))?;
-        let strategy = copy_strategy(&admin);
-        let create = format!("CREATE DATABASE {name} TEMPLATE {template}{strategy}");
-        admin
-            .execute(AssertSqlSafe(create))
-            .await
-            .map_err(|e| create_failed("the test database", &backend.admin, &e))?;
-        let _ = admin.close().await;
+        create_database(
+            &backend.admin,
+            Target::TestDatabase,
+            &format!("CREATE DATABASE {name} TEMPLATE {template}"),
+        )
+        .await?;
         Ok(TestDb {
             options: backend.admin.clone().database(&name),
             admin: backend.admin.clone(),
@@ -407,19 +494,35 @@ fn copy_strategy(admin: &PgConnection) -> &'static str {
     }
 }
 
-/// A failed CREATE DATABASE, in words that name the way out.
-fn create_failed(what: &str, admin: &PgConnectOptions, e: &sqlx::Error) -> String {
-    let denied = e
-        .as_database_error()
-        .and_then(|db| db.code())
-        .is_some_and(|code| code == "42501");
-    if denied {
-        format!(
-            "harness: could not create {what}: {}",
-            without_createdb(admin.get_username())
-        )
-    } else {
-        format!("harness: could not create {what}: {e}")
+/// Runs `create` (a CREATE DATABASE, completed with the copy strategy) on the
+/// server as `admin`; a role without CREATEDB is told how to get it.
+async fn create_database(
+    admin: &PgConnectOptions,
+    what: Target,
+    create: &str,
+) -> Result<(), TestDbError> {
+    let mut conn =
+        PgConnection::connect_with(admin)
+            .await
+            .map_err(|source| TestDbError::Connect {
+                to: Target::Server,
+                source,
+            })?;
+    let strategy = copy_strategy(&conn);
+    let created = conn
+        .execute(AssertSqlSafe(format!("{create}{strategy}")))
+        .await;
+    let _ = conn.close().await;
+    match created {
+        Ok(_) => Ok(()),
+        // insufficient_privilege: CREATEDB is what the role lacks.
+        Err(e) if e.as_database_error().and_then(|db| db.code()).as_deref() == Some("42501") => {
+            Err(TestDbError::CreateDenied {
+                what,
+                role: admin.get_username().to_owned(),
+            })
+        }
+        Err(source) => Err(TestDbError::Create { what, source }),
     }
 }
 
@@ -434,19 +537,22 @@ fn connection_budget(backend: &Backend) -> Arc<Semaphore> {
         .clone()
 }
 
-type TemplateCell = Arc<OnceCell<Result<String, String>>>;
+type TemplateCell = Arc<OnceCell<Result<String, Arc<TestDbError>>>>;
 
 /// The template database for a schema, migrated once per process.
 ///
 /// No connection stays open on a template: CREATE DATABASE ... TEMPLATE waits
 /// for them and then fails.
-async fn template_for(backend: &'static Backend, schema: Schema) -> Result<String, String> {
+async fn template_for(
+    backend: &'static Backend,
+    schema: Schema,
+) -> Result<String, Arc<TestDbError>> {
     static TEMPLATES: Mutex<Option<HashMap<String, TemplateCell>>> = Mutex::new(None);
     let hash = crate::content_hash(schema.sql);
     let cell = {
         let mut templates = TEMPLATES
             .lock()
-            .map_err(|_| "harness: template registry poisoned".to_owned())?;
+            .map_err(|_| Arc::new(TestDbError::RegistryPoisoned))?;
         templates
             .get_or_insert_with(HashMap::new)
             .entry(hash.clone())
@@ -466,38 +572,38 @@ async fn template_for(backend: &'static Backend, schema: Schema) -> Result<Strin
                 let _ = std::thread::spawn(move || drop_database(admin, dropped)).join();
             });
         }
-        made.map(|()| name)
+        made.map(|()| name).map_err(Arc::new)
     })
     .await
     .clone()
 }
 
-async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<(), String> {
-    let mut admin = PgConnection::connect_with(&backend.admin)
-        .await
-        .map_err(|e| format!("harness: cannot connect to the server: {e}"))?;
-    let strategy = copy_strategy(&admin);
-    admin
-        .execute(AssertSqlSafe(format!("CREATE DATABASE {name}{strategy}")))
-        .await
-        .map_err(|e| create_failed("a template database", &backend.admin, &e))?;
-    let _ = admin.close().await;
+async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<(), TestDbError> {
+    create_database(
+        &backend.admin,
+        Target::Template,
+        &format!("CREATE DATABASE {name}"),
+    )
+    .await?;
     let mut conn = PgConnection::connect_with(&backend.admin.clone().database(name))
         .await
-        .map_err(|e| format!("harness: cannot connect to the template database: {e}"))?;
+        .map_err(|source| TestDbError::Connect {
+            to: Target::Template,
+            source,
+        })?;
     let migrated = conn.execute(sqlx::raw_sql(schema.sql)).await;
     let _ = conn.close().await;
-    migrated.map(|_| ()).map_err(|e| {
-        format!(
-            "The migration in {} does not apply: {e}\nFix the SQL in that file and run the stage again.",
-            schema.source
-        )
-    })
+    migrated
+        .map(|_| ())
+        .map_err(|source| TestDbError::Migration {
+            file: schema.source,
+            source,
+        })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::with_database;
+    use super::*;
 
     #[test]
     fn a_url_gets_another_database_and_keeps_its_query() {
@@ -506,5 +612,99 @@ mod tests {
             "postgres://app:pw@db:5432/wb_1?sslmode=disable"
         );
         assert_eq!(with_database("postgres://db", "wb_1"), "postgres://db/wb_1");
+    }
+
+    #[test]
+    fn a_stages_migration_is_fixed_and_run_again_with_the_stages_command() {
+        assert_eq!(
+            run_again("exercises/stage8-key-per-client/migrations/0001_clients.sql"),
+            "`cargo workbook stage 8`"
+        );
+        assert_eq!(
+            run_again("solutions/stage11-payment-provider/migrations/0002_recovery_points.sql"),
+            "`cargo workbook stage 11`"
+        );
+        assert_eq!(run_again("tests/fixtures/broken.sql"), "the tests");
+        assert_eq!(run_again("schema.sql"), "the tests");
+    }
+
+    #[test]
+    fn a_role_without_createdb_is_named_with_the_grant_that_fixes_it() {
+        let why = TestDbError::CreateDenied {
+            what: Target::TestDatabase,
+            role: "app".to_owned(),
+        }
+        .to_string();
+        assert!(
+            why.starts_with("harness: could not create the test database: the role app may not create databases (it lacks CREATEDB)"),
+            "the message says what could not be made, and why: {why}"
+        );
+        assert!(
+            why.contains("ALTER ROLE \"app\" CREATEDB;") && why.contains("DATABASE_URL"),
+            "the message names the grant, and the other ways out: {why}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_or_used_points_at_doctor() {
+        for why in [
+            TestDbError::Connect {
+                to: Target::Server,
+                source: sqlx::Error::PoolTimedOut,
+            },
+            TestDbError::Create {
+                what: Target::Template,
+                source: sqlx::Error::PoolTimedOut,
+            },
+        ] {
+            let why = why.to_string();
+            assert!(
+                why.starts_with("harness: cannot connect to the server: ")
+                    || why.starts_with("harness: could not create a template database: "),
+                "the message says what failed: {why}"
+            );
+            assert!(
+                why.ends_with("(`cargo workbook doctor` shows which server they use)"),
+                "the message names a command that explains the server: {why}"
+            );
+        }
+    }
+
+    /// The denial is recognised by its SQLSTATE on a real server, not by words.
+    #[tokio::test]
+    async fn create_database_as_a_role_without_createdb_is_a_denial_naming_the_role() {
+        let backend = crate::backend().expect("a server for the tests");
+        let role = format!("wb_db_no_createdb_{}", std::process::id());
+        let mut admin = PgConnection::connect_with(&backend.admin)
+            .await
+            .expect("connect to the server");
+        admin
+            .execute(AssertSqlSafe(format!(
+                "CREATE ROLE {role} LOGIN PASSWORD 'secret' NOCREATEDB"
+            )))
+            .await
+            .expect("create a role without CREATEDB");
+        let as_role = backend.admin.clone().username(&role).password("secret");
+        let name = format!("wb_test_{}_denied", owner());
+        let made = create_database(
+            &as_role,
+            Target::TestDatabase,
+            &format!("CREATE DATABASE {name}"),
+        )
+        .await;
+        let _ = admin
+            .execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
+            .await;
+        let _ = admin
+            .execute(AssertSqlSafe(format!("DROP ROLE {role}")))
+            .await;
+        let _ = admin.close().await;
+        match made {
+            Err(TestDbError::CreateDenied { what, role: named }) => {
+                assert_eq!(what, Target::TestDatabase);
+                assert_eq!(named, role, "the role the harness logged in as");
+            }
+            other => panic!("expected a denial for lack of CREATEDB, got {other:?}"),
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use payment_model::Reply;
 use serde_json::Value;
@@ -57,27 +58,52 @@ impl Answer {
         self.replayed.is_some()
     }
 
-    /// The answer of `status`, its headers (`header(name)`) and its body.
+    /// The answer of `status`, its headers (`header(name)`) and its body; panics
+    /// when the body is not JSON.
     pub fn of(status: u16, header: impl Fn(&str) -> Option<String>, body: &[u8]) -> Self {
+        Self::read(status, header, body).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The answer of `status`, its headers (`header(name)`) and its body, or why
+    /// it cannot be read: a body that is not JSON.
+    pub fn read(
+        status: u16,
+        header: impl Fn(&str) -> Option<String>,
+        body: &[u8],
+    ) -> Result<Self, CallError> {
         let body = if body.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(body).unwrap_or_else(|_| {
-                panic!(
-                    "the body is not JSON: {:?} (status {status})",
-                    String::from_utf8_lossy(body)
-                )
-            })
+            serde_json::from_slice(body).map_err(|_| CallError::NotJson {
+                status,
+                body: String::from_utf8_lossy(body).into_owned(),
+            })?
         };
-        Self {
+        Ok(Self {
             status,
             content_type: header("content-type").unwrap_or_default(),
             replayed: header("idempotent-replayed"),
             challenge: header("www-authenticate"),
             location: header("location"),
             body,
-        }
+        })
     }
+}
+
+/// Why a call brought back no answer a test can read.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No whole answer within the call's bound ([`Call::within`]): a server that
+    /// hangs.
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// The connection failed or closed before a whole answer came: a server that
+    /// panicked (axum closes the connection without answering), or none listening.
+    #[error("no HTTP answer ({0})")]
+    NoAnswer(#[source] reqwest::Error),
+    /// An answer whose body is not JSON.
+    #[error("status {status} with a body that is not JSON: {body:?}")]
+    NotJson { status: u16, body: String },
 }
 
 /// A request to a stage's server: a JSON body, and the headers the stages read.
@@ -86,6 +112,8 @@ pub struct Call {
     method: reqwest::Method,
     path: String,
     request: reqwest::RequestBuilder,
+    /// How long the whole answer may take, when bounded.
+    bound: Option<Duration>,
 }
 
 impl Call {
@@ -104,6 +132,7 @@ impl Call {
             method,
             path: path.to_owned(),
             request,
+            bound: None,
         }
     }
 
@@ -129,23 +158,37 @@ impl Call {
         self.keys(key.as_slice())
     }
 
-    /// Sends it, and reads the whole answer; panics when none came.
+    /// Bounds the wait for the whole answer: past `bound`, [`Call::try_send`] says
+    /// [`CallError::TimedOut`] instead of waiting on a server that hangs.
+    pub fn within(mut self, bound: Duration) -> Self {
+        self.request = self.request.timeout(bound);
+        self.bound = Some(bound);
+        self
+    }
+
+    /// Sends it, and reads the whole answer; panics when none came, or one whose
+    /// body is not JSON.
     pub async fn send(self) -> Answer {
-        let Self {
-            method,
-            path,
-            request,
-        } = self;
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(e) => panic!(
-                "{method} {path} got no HTTP answer ({e}); did the server panic (a todo!() not yet written)?"
-            ),
+        let what = format!("{} {}", self.method, self.path);
+        match self.try_send().await {
+            Ok(answer) => answer,
+            Err(e @ CallError::NotJson { .. }) => panic!("{what} got {e}"),
+            Err(e) => panic!("{what} got {e}; did the server panic (a todo!() not yet written)?"),
+        }
+    }
+
+    /// Sends it, and reads the whole answer, or says why there is none to read.
+    pub async fn try_send(self) -> Result<Answer, CallError> {
+        let Self { request, bound, .. } = self;
+        let failed = |e: reqwest::Error| match bound {
+            Some(bound) if e.is_timeout() => CallError::TimedOut(bound),
+            _ => CallError::NoAnswer(e),
         };
+        let response = request.send().await.map_err(failed)?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let body = response.bytes().await.expect("the body arrives");
-        Answer::of(
+        let body = response.bytes().await.map_err(failed)?;
+        Answer::read(
             status,
             |name| Some(headers.get(name)?.to_str().ok()?.to_owned()),
             &body,

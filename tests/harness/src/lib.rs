@@ -10,6 +10,7 @@
 //! ([`fire_concurrently`]), gates that hold a request where a test wants it
 //! ([`PaymentGate`]), [`WireRelay`], which sits between a pool and the server and
 //! reads the protocol (what was sent, and whether a transaction block was open),
+//! scenarios more than one stage runs ([`later_retry`], [`failed_payment_retried`]),
 //! and a fake payment [`provider`].
 
 mod burst;
@@ -18,6 +19,7 @@ mod db;
 mod gate;
 mod http;
 pub mod provider;
+mod scenario;
 mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
@@ -27,12 +29,15 @@ use std::io::Write;
 
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
-pub use db::{PoolSize, Schema, TestDb, WARM_UP_BOUND};
+pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
-pub use http::{Answer, Call, serve};
+pub use http::{Answer, Call, CallError, serve};
+pub use scenario::{
+    FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
+};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

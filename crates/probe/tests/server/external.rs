@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -102,6 +102,35 @@ done
 kill -KILL "-$1" 2>/dev/null
 "#;
 
+/// A server of servers/ that could not be started, in words naming what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("no free port on 127.0.0.1: {0}")]
+    NoPort(#[source] std::io::Error),
+    #[error("cannot run {}: {source}", .script.display())]
+    Run {
+        script: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot start the servers' watchdog (sh): {0}")]
+    Watchdog(#[source] std::io::Error),
+    /// `log` is the server's last lines, after a colon (or nothing).
+    #[error("servers/start.sh {name} exited before listening ({status}){log}")]
+    Exited {
+        name: String,
+        status: ExitStatus,
+        log: String,
+    },
+    #[error("servers/start.sh {name} did not listen on {port} within {bound:?}{log}")]
+    NotListening {
+        name: String,
+        port: u16,
+        bound: Duration,
+        log: String,
+    },
+}
+
 pub struct ExternalServer {
     name: String,
     child: Child,
@@ -114,11 +143,11 @@ pub struct ExternalServer {
 impl ExternalServer {
     /// Runs `servers/start.sh NAME PORT DATABASE_URL` on a free port of 127.0.0.1
     /// and waits until it accepts connections.
-    pub fn start(servers: &Path, name: &str, database_url: &str) -> Result<Self, String> {
+    pub fn start(servers: &Path, name: &str, database_url: &str) -> Result<Self, ServerError> {
         let script = servers.join("start.sh");
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
+            .map_err(ServerError::NoPort)?
             .port();
         let mut command = Command::new(&script);
         command
@@ -134,9 +163,10 @@ impl ExternalServer {
             // and a Ctrl-C meant for the tests does not reach it (the watchdog stops it).
             command.process_group(0);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        let mut child = command.spawn().map_err(|source| ServerError::Run {
+            script: script.clone(),
+            source,
+        })?;
         let watchdog = match watchdog(child.id()) {
             Ok(watchdog) => watchdog,
             Err(e) => {
@@ -172,16 +202,19 @@ impl ExternalServer {
             if let Ok(Some(status)) = server.child.try_wait() {
                 // The reader may not have read its last words yet.
                 std::thread::sleep(Duration::from_millis(50));
-                return Err(format!(
-                    "servers/start.sh {name} exited before listening ({status}){}",
-                    server.log_tail()
-                ));
+                return Err(ServerError::Exited {
+                    name: name.to_owned(),
+                    status,
+                    log: server.log_tail(),
+                });
             }
             if started.elapsed() > READY_BOUND {
-                return Err(format!(
-                    "servers/start.sh {name} did not listen on {port} within {READY_BOUND:?}{}",
-                    server.log_tail()
-                ));
+                return Err(ServerError::NotListening {
+                    name: name.to_owned(),
+                    port,
+                    bound: READY_BOUND,
+                    log: server.log_tail(),
+                });
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -208,7 +241,7 @@ impl ExternalServer {
 }
 
 /// The watchdog of the process group `group` (see [`WATCHDOG`]).
-fn watchdog(group: u32) -> Result<Child, String> {
+fn watchdog(group: u32) -> Result<Child, ServerError> {
     let mut command = Command::new("sh");
     command
         .args(["-c", WATCHDOG, "sh", &group.to_string()])
@@ -220,9 +253,7 @@ fn watchdog(group: u32) -> Result<Child, String> {
         use std::os::unix::process::CommandExt;
         command.process_group(0);
     }
-    command
-        .spawn()
-        .map_err(|e| format!("cannot start the servers' watchdog (sh): {e}"))
+    command.spawn().map_err(ServerError::Watchdog)
 }
 
 impl Drop for ExternalServer {

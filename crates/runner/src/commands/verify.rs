@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
-use crate::exercise_files::unexpected_files;
+use crate::exercise_files::{pasted_code, unexpected_files};
 use crate::judgement::{Judgement, Seen};
 use crate::l10n::{Lang, Localiser};
 use crate::render;
@@ -156,7 +156,8 @@ impl Verifier<'_> {
     }
 
     /// Each exercise crate holds its edit files and nothing else of its own: given
-    /// code is the solution's file, compiled in with `#[path]`, or an identical copy.
+    /// code is the solution's file, compiled in with `#[path]`, or an identical copy,
+    /// and a crate root the learner does not edit holds only wiring.
     fn exercise_files(&mut self) -> Result<(), Error> {
         let dirs = super::package_dirs(&self.cargo)?;
         let stages = self.wb.stages.clone();
@@ -167,15 +168,17 @@ impl Verifier<'_> {
                 continue; // the build check names a missing package
             };
             let unexpected = unexpected_files(&self.wb.root, exercise, solution, &stage.edit);
+            let pasted = pasted_code(&self.wb.root, exercise, &stage.edit);
             let detail = unexpected
                 .iter()
                 .map(|u| u.message(stage.number))
+                .chain(pasted.iter().map(|p| p.message(stage.number, &stage.edit)))
                 .collect::<Vec<_>>()
                 .join("\n");
             self.check(
                 Some(stage.number),
                 "the exercise holds only its edit files and given code",
-                unexpected.is_empty(),
+                unexpected.is_empty() && pasted.is_empty(),
                 detail,
             );
         }

@@ -72,6 +72,9 @@ pub struct PackageRun {
     pub observations: Observations,
     /// Time spent running tests (not building).
     pub run_time: Duration,
+    /// Everything the test executables printed, each under a line naming it:
+    /// what a rare failure is read from after the fact.
+    pub output: String,
 }
 
 impl PackageRun {
@@ -169,6 +172,7 @@ pub fn build_and_run(
         tests: Vec::new(),
         observations: Observations::default(),
         run_time: Duration::ZERO,
+        output: String::new(),
     };
     let executables = build.executables_of(targets);
     // The early run counts only for the very executable cargo reports as fresh.
@@ -233,6 +237,7 @@ struct Runs {
     state: RunState,
     tests: Vec<TestVerdict>,
     run_time: Duration,
+    output: String,
 }
 
 impl Runs {
@@ -244,6 +249,7 @@ impl Runs {
             tests: self.tests,
             observations: Observations::read(observations),
             run_time: self.run_time,
+            output: self.output,
         }
     }
 }
@@ -262,6 +268,7 @@ fn run_all(
     let mut tests = Vec::new();
     let mut state = RunState::Passed;
     let mut run_time = Duration::ZERO;
+    let mut output = String::new();
     for exe in executables {
         let mut progress = |done: usize, total: usize| {
             if total > 0 {
@@ -285,6 +292,7 @@ fn run_all(
             )?,
         };
         run_time += run.elapsed;
+        output.push_str(&transcript(exe, &run));
         let report = run.report();
         let prefix = if several {
             format!("{}: ", exe.target)
@@ -336,7 +344,25 @@ fn run_all(
         state,
         tests,
         run_time,
+        output,
     })
+}
+
+/// One executable's run as it happened: how it ended, then its stdout and stderr whole.
+fn transcript(exe: &Executable, run: &TestRun) -> String {
+    let end = match run.end {
+        End::Exited(status) => status.to_string(),
+        End::TimedOut(bound) => format!("stopped at the bound of {} s", bound.as_secs()),
+        End::Cancelled => "cancelled".to_owned(),
+    };
+    format!(
+        "── {} ({}): {end} after {:.2} s\n── stdout\n{}── stderr\n{}",
+        exe.target,
+        exe.path.display(),
+        run.elapsed.as_secs_f64(),
+        run.stdout,
+        run.stderr
+    )
 }
 
 /// A test executable started before cargo said whether it is current.

@@ -8,6 +8,8 @@
 //!   recorded for stage N's predictions, while its executables are unchanged;
 //! - `runs/`: the observation files of runs in progress (a run's file goes when
 //!   the run does; those of runs that died are swept by the next run);
+//! - `flaky/<started>-<pid>/`: the whole output of each run `flaky` counted as
+//!   bad, one file per run, kept for the maintainer to read;
 //! - `executables.json`: the test executable each stage's last build produced;
 //! - `review.json`: the reviews of `cargo workbook review`, and their points;
 //! - `.lock`: held while a file is written, so that runs at once (two terminals,
@@ -240,6 +242,25 @@ impl State {
             source,
         })?;
         Ok(RunFile { path })
+    }
+
+    /// A directory of its own for one `flaky` session's bad runs (made when the
+    /// first one is kept).
+    pub fn flaky_dir(&self) -> PathBuf {
+        self.dir
+            .join("flaky")
+            .join(format!("{}-{}", now(), std::process::id()))
+    }
+
+    /// Writes `text` as `name` in `dir` (a [`State::flaky_dir`]) and says where.
+    pub fn keep_run_output(&self, dir: &Path, name: &str, text: &str) -> Result<PathBuf, Error> {
+        create_dir(dir)?;
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
     }
 
     /// Keeps a run's observations as the stage's last ones.

@@ -673,6 +673,60 @@ fn flaky_counts_a_known_wrong_run_without_a_server_as_bad_not_as_caught() {
 }
 
 #[test]
+fn flaky_keeps_the_whole_output_of_each_bad_run_in_a_file_and_names_it() {
+    let state = scratch("flaky-kept-output");
+    let root = fixture("verified");
+    let sound = run(workbook(&root, &state).args(["flaky", "2"]));
+    assert_eq!(sound.code, Some(0), "{sound}");
+    assert!(
+        !state.join("flaky").exists(),
+        "runs that all went as they must leave no file: {sound}"
+    );
+    let bad = run(workbook(&root, &state)
+        .args(["flaky", "2"])
+        .env("FX_NO_SERVER", "1"));
+    assert_eq!(bad.code, Some(1), "{bad}");
+    let kept: Vec<PathBuf> = bad
+        .stdout
+        .lines()
+        .filter(|l| l.contains("fx-race-wrong-pool, run "))
+        .filter_map(|l| l.split_once("its whole output: "))
+        .map(|(_, path)| PathBuf::from(path.trim()))
+        .collect();
+    assert_eq!(
+        kept.len(),
+        2,
+        "one file named for each bad run of the known-wrong package: {bad}"
+    );
+    assert_ne!(kept[0], kept[1], "each run has a file of its own: {bad}");
+    for path in &kept {
+        assert!(
+            path.starts_with(state.join("flaky")),
+            "{} is under the state directory's flaky/",
+            path.display()
+        );
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{} cannot be read: {e}", path.display()));
+        for said in [
+            "bad for \"fx-race-wrong-pool is caught by the_pool_serves_every_request\"",
+            "command: cargo test -p fx-race-wrong-pool --test race",
+            // The failing test's own output, as libtest printed it.
+            "---- the_pool_serves_every_request stdout ----",
+            "No PostgreSQL server for the tests.",
+            "test result: FAILED",
+            // What the tests recorded.
+            r#"{"condition":"no-server"}"#,
+        ] {
+            assert!(
+                text.contains(said),
+                "{} holds {said:?}:\n{text}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
 fn a_stage_speaks_brazilian_portuguese_with_lang_pt_br() {
     let state = scratch("failing-pt-br");
     // The answer is saved as the choice's identity (its stages.toml label), and

@@ -3,14 +3,17 @@
 //! executables built once, and counts the runs where a solution failed or a
 //! known-wrong package escaped a test that claims to catch it. One such run in N
 //! is a verdict left to the scheduler: CI would go red, or a bug would pass, now
-//! and then for no change.
+//! and then for no change. A rare run is no use unless it can be read: each bad
+//! run's whole output (every line the tests printed, and what they recorded) is
+//! kept in a file under `.workbook/flaky/`, and its path printed.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::render;
-use crate::run::{RunState, run_built};
+use crate::run::{PackageRun, RunState, run_built};
 use crate::stages::Stage;
 use crate::state::State;
 use crate::ui::{self, Spinner};
@@ -63,8 +66,10 @@ pub fn run(wb: &Workbook, options: &FlakyOptions) -> Result<bool, Error> {
     }
     let subjects = subjects(wb, &build, options.stage)?;
     let mut pairs = Vec::new();
+    let session = state.flaky_dir();
     for subject in &subjects {
-        pairs.extend(repeat(subject, &build, &state, options, &mut spinner)?);
+        let decided = repeat(subject, &build, &state, &session, options, &mut spinner)?;
+        pairs.extend(decided);
     }
     spinner.finish();
     Ok(report(&pairs, options.runs, started.elapsed()))
@@ -111,6 +116,7 @@ fn repeat(
     subject: &Subject<'_>,
     build: &Build,
     state: &State,
+    session: &Path,
     options: &FlakyOptions,
     spinner: &mut Spinner,
 ) -> Result<Vec<Pair>, Error> {
@@ -125,43 +131,57 @@ fn repeat(
     };
     for i in 1..=options.runs {
         let file = state.run_file("flaky")?;
+        let command = format!(
+            "cargo test -p {package} --test {}",
+            subject.executable.target
+        );
         let run = run_built(
             build.clone(),
-            format!(
-                "cargo test -p {package} --test {}",
-                subject.executable.target
-            ),
+            command,
             std::slice::from_ref(&subject.executable),
             file.path(),
             options.timeout,
             spinner,
             &format!("stage {n}: {package}, run {i} of {}", options.runs),
         );
+        // Read before the file goes with `file`: a bad run keeps it.
+        let recorded = std::fs::read_to_string(file.path()).unwrap_or_default();
         drop(file);
         let run = run?;
+        let mut bad = Vec::new();
         match subject.catches {
             None => {
                 if run.state != RunState::Passed {
-                    mark(&mut pairs[0], render::run_outcome(spinner.l10n(), &run));
+                    bad.push((0, render::run_outcome(spinner.l10n(), &run)));
                 }
             }
             Some(catches) => {
                 // A run that failed without a real server behind it caught nothing:
                 // its tests failed before they could tell right from wrong.
                 let judged = run.fails_as_intended();
-                for (pair, test) in pairs.iter_mut().zip(catches) {
+                for (k, test) in catches.iter().enumerate() {
                     if !judged {
-                        mark(pair, render::run_outcome(spinner.l10n(), &run));
+                        bad.push((k, render::run_outcome(spinner.l10n(), &run)));
                     } else if !run.caught_by(test) {
-                        mark(
-                            pair,
-                            format!(
-                                "`{test}` passed ({})",
-                                render::run_outcome(spinner.l10n(), &run)
-                            ),
-                        );
+                        let outcome = render::run_outcome(spinner.l10n(), &run);
+                        bad.push((k, format!("`{test}` passed ({outcome})")));
                     }
                 }
+            }
+        }
+        if !bad.is_empty() {
+            let name = format!("stage{n}-{package}-run{i}.log");
+            let text = bad_run_text(&run, &bad, &pairs, &recorded);
+            let kept = state.keep_run_output(session, &name, &text)?;
+            spinner.println(&format!(
+                "{} stage {n}: {package}, run {i} of {}: {}; its whole output: {}",
+                render::mark(false),
+                options.runs,
+                bad[0].1.lines().next().unwrap_or_default(),
+                kept.display()
+            ));
+            for (k, why) in bad {
+                mark(&mut pairs[k], format!("{why} ({})", kept.display()));
             }
         }
         for pair in &mut pairs {
@@ -194,6 +214,23 @@ fn pair(stage: u32, what: String) -> Pair {
         bad: 0,
         example: None,
     }
+}
+
+/// What a bad run's file holds: what was wrong, the command to run it again,
+/// everything the test executable printed, and what the tests recorded.
+fn bad_run_text(
+    run: &PackageRun,
+    bad: &[(usize, String)],
+    pairs: &[Pair],
+    recorded: &str,
+) -> String {
+    let mut text = String::new();
+    for (k, why) in bad {
+        text.push_str(&format!("bad for \"{}\": {why}\n", pairs[*k].what));
+    }
+    text.push_str(&format!("command: {}\n{}", run.command, run.output));
+    text.push_str(&format!("── recorded (WORKBOOK_OBSERVATIONS)\n{recorded}"));
+    text
 }
 
 fn mark(pair: &mut Pair, why: String) {

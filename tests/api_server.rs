@@ -94,6 +94,42 @@ const POOL: u32 = 10;
 /// How long the first process waits for each other copy to listen.
 const COPY_READY_WITHIN: Duration = Duration::from_secs(30);
 
+/// Why the API could not start (or stopped): each names what to do.
+#[derive(Debug, thiserror::Error)]
+enum ApiError {
+    #[error("--port takes a number from 0 (any free port) to 65535")]
+    PortArgument,
+    #[error("--instances takes a number from 1 to 16")]
+    InstancesArgument,
+    #[error("--database-url takes a URL")]
+    DatabaseUrlArgument,
+    #[error("unknown argument {0:?} (only --port N and --instances K)")]
+    UnknownArgument(String),
+    #[error("{instances} instances from port {port} go past 65535: pick a lower --port")]
+    PastLastPort { instances: u16, port: u16 },
+    #[error(
+        "cannot listen on 127.0.0.1:{port} ({source}): is another server there? \
+         `cargo workbook api --port N` picks another (0: any free port)"
+    )]
+    Listen { port: u16, source: std::io::Error },
+    #[error("cannot read the address it listens on: {0}")]
+    ListenAddress(std::io::Error),
+    #[error("cannot catch Ctrl-C: {0}")]
+    CtrlC(#[from] ctrlc::Error),
+    #[error(transparent)]
+    Database(#[from] harness::TestDbError),
+    #[error("cannot find this program to start another instance: {0}")]
+    CurrentExe(std::io::Error),
+    #[error("cannot start another instance: {0}")]
+    StartCopy(std::io::Error),
+    #[error("another instance started without a stdout to say where it listens")]
+    CopyWithoutStdout,
+    #[error("the instance on port {port} did not start within {within:?} (its error is above)")]
+    CopyNotReady { port: u16, within: Duration },
+    #[error("cannot connect to the first instance's database: {0}")]
+    ConnectCopy(sqlx::Error),
+}
+
 struct Args {
     port: u16,
     instances: u16,
@@ -129,7 +165,7 @@ pub fn main(api: Api) -> ExitCode {
     }
 }
 
-fn args() -> Result<Args, String> {
+fn args() -> Result<Args, ApiError> {
     let mut args = std::env::args().skip(1);
     let mut parsed = Args {
         port: 8080,
@@ -142,56 +178,48 @@ fn args() -> Result<Args, String> {
                 parsed.port = args
                     .next()
                     .and_then(|p| p.parse().ok())
-                    .ok_or("--port takes a number from 0 (any free port) to 65535")?;
+                    .ok_or(ApiError::PortArgument)?;
             }
             "--instances" => {
                 parsed.instances = args
                     .next()
                     .and_then(|k| k.parse().ok())
                     .filter(|k| (1..=16).contains(k))
-                    .ok_or("--instances takes a number from 1 to 16")?;
+                    .ok_or(ApiError::InstancesArgument)?;
             }
             "--database-url" => {
-                parsed.database_url = Some(args.next().ok_or("--database-url takes a URL")?);
+                parsed.database_url = Some(args.next().ok_or(ApiError::DatabaseUrlArgument)?);
             }
             other => {
-                return Err(format!(
-                    "unknown argument {other:?} (only --port N and --instances K)"
-                ));
+                return Err(ApiError::UnknownArgument(other.to_owned()));
             }
         }
     }
     let last = u32::from(parsed.port) + u32::from(parsed.instances) - 1;
     if parsed.port != 0 && last > u32::from(u16::MAX) {
-        return Err(format!(
-            "{} instances from port {} go past 65535: pick a lower --port",
-            parsed.instances, parsed.port
-        ));
+        return Err(ApiError::PastLastPort {
+            instances: parsed.instances,
+            port: parsed.port,
+        });
     }
     Ok(parsed)
 }
 
-async fn listen(port: u16) -> Result<TcpListener, String> {
-    TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| {
-        format!(
-            "cannot listen on 127.0.0.1:{port} ({e}): is another server there? \
-             `cargo workbook api --port N` picks another (0: any free port)"
-        )
-    })
+async fn listen(port: u16) -> Result<TcpListener, ApiError> {
+    TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|source| ApiError::Listen { port, source })
 }
 
 /// The first process: the database, this copy, the others, and the way in.
-async fn serve_all(api: &Api, args: &Args) -> Result<(), String> {
+async fn serve_all(api: &Api, args: &Args) -> Result<(), ApiError> {
     // The port first: a busy one is the likeliest mistake, and costs no database.
     let listener = listen(args.port).await?;
     let stopped = Arc::new(tokio::sync::Notify::new());
     let on_ctrl_c = stopped.clone();
-    ctrlc::set_handler(move || on_ctrl_c.notify_one())
-        .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+    ctrlc::set_handler(move || on_ctrl_c.notify_one())?;
 
-    let db = TestDb::try_create(api.schema)
-        .await
-        .map_err(|e| e.to_string())?;
+    let db = TestDb::try_create(api.schema).await?;
     if api.token.is_some() {
         // The client the printed commands send as (stage 8's clients table).
         db.execute(
@@ -201,7 +229,7 @@ async fn serve_all(api: &Api, args: &Args) -> Result<(), String> {
         .await;
     }
     let url = db.url();
-    let mut addrs = vec![listener.local_addr().map_err(|e| e.to_string())?];
+    let mut addrs = vec![listener.local_addr().map_err(ApiError::ListenAddress)?];
     let mut copies = Copies(Vec::new());
     for i in 1..args.instances {
         let port = if args.port == 0 { 0 } else { args.port + i };
@@ -238,16 +266,16 @@ impl Drop for Copies {
 
 /// Starts this program again as a copy on `port` over `url`; returns once it
 /// listens, with the address it got.
-async fn start_copy(port: u16, url: &str) -> Result<(Child, std::net::SocketAddr), String> {
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+async fn start_copy(port: u16, url: &str) -> Result<(Child, std::net::SocketAddr), ApiError> {
+    let program = std::env::current_exe().map_err(ApiError::CurrentExe)?;
     let mut child = Command::new(program)
         .args(["--port", &port.to_string(), "--database-url", url])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|e| format!("cannot start another instance: {e}"))?;
-    let stdout = child.stdout.take().ok_or("the copy has no stdout")?;
+        .map_err(ApiError::StartCopy)?;
+    let stdout = child.stdout.take().ok_or(ApiError::CopyWithoutStdout)?;
     let first_line = tokio::task::spawn_blocking(move || {
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).map(|_| line)
@@ -261,28 +289,27 @@ async fn start_copy(port: u16, url: &str) -> Result<(Child, std::net::SocketAddr
         _ => {
             let _ = child.kill();
             let _ = child.wait();
-            Err(format!(
-                "the instance on port {port} did not start within {COPY_READY_WITHIN:?} \
-                 (its error is above)"
-            ))
+            Err(ApiError::CopyNotReady {
+                port,
+                within: COPY_READY_WITHIN,
+            })
         }
     }
 }
 
 /// A copy: this API on `port` over the database at `url`, until the first
 /// process closes its stdin (it stopped, or was killed) or Ctrl-C.
-async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), String> {
+async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), ApiError> {
     let listener = listen(port).await?;
     let stopped = Arc::new(tokio::sync::Notify::new());
     let on_ctrl_c = stopped.clone();
-    ctrlc::set_handler(move || on_ctrl_c.notify_one())
-        .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+    ctrlc::set_handler(move || on_ctrl_c.notify_one())?;
     let pool = PgPoolOptions::new()
         .max_connections(POOL)
         .connect(url)
         .await
-        .map_err(|e| format!("cannot connect to the first instance's database: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(ApiError::ConnectCopy)?;
+    let addr = listener.local_addr().map_err(ApiError::ListenAddress)?;
     let serving = start(api, listener, pool.clone());
     println!("listening {addr}");
     let _ = std::io::stdout().flush();

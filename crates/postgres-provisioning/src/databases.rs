@@ -67,11 +67,10 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
     let host = host_tag();
     let mut dropped = 0;
     for name in names {
-        if owner_pid(&name, &host).is_some_and(|pid| !alive(pid)) {
-            let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-            if conn.execute(AssertSqlSafe(drop)).await.is_ok() {
-                dropped += 1;
-            }
+        if owner_pid(&name, &host).is_some_and(|pid| !alive(pid))
+            && drop_database(&mut conn, &name).await
+        {
+            dropped += 1;
         }
     }
     let _ = conn.close().await;
@@ -81,6 +80,25 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
         ));
     }
     dropped
+}
+
+/// Drops database `name`, ending the sessions still on it (a failed test's pool,
+/// a killed run's connections), which would otherwise make DROP refuse. FORCE
+/// ends them (PostgreSQL 13+); on an older server they are ended first. True when
+/// the database is gone.
+pub async fn drop_database(conn: &mut PgConnection, name: &str) -> bool {
+    let forced = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+    if conn.execute(AssertSqlSafe(forced)).await.is_ok() {
+        return true;
+    }
+    let _ =
+        sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+            .bind(name)
+            .execute(&mut *conn)
+            .await;
+    conn.execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
+        .await
+        .is_ok()
 }
 
 /// Whether the role logged in on `admin` may create databases: every test gets

@@ -38,7 +38,7 @@ pub use container::{
     DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
     remove_kept_container,
 };
-pub use databases::{owner, without_createdb};
+pub use databases::{drop_database, owner, without_createdb};
 pub use engine::{Endpoint, Engine, Places, engine, find_engine};
 #[cfg(feature = "containers")]
 pub use error::ContainerError;

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::sync::mpsc as blocking;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::{AssertSqlSafe, Executor, PgConnection};
+use sqlx::{AssertSqlSafe, Executor};
 use tokio::sync::{mpsc, oneshot};
 
 /// As many as the tests that create their databases at once (the runner runs
@@ -117,25 +117,8 @@ async fn execute(pool: &PgPool, statement: Statement) -> Done {
             conn.execute(AssertSqlSafe(create)).await.map(|_| ())
         }
         Statement::Drop { name } => {
-            drop_database(&mut conn, &name).await;
+            postgres_provisioning::drop_database(&mut conn, &name).await;
             Ok(())
         }
-    }
-}
-
-/// Drops database `name`, ending the sessions a failed test left open.
-async fn drop_database(conn: &mut PgConnection, name: &str) {
-    // FORCE ends them (PostgreSQL 13+).
-    let forced = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-    if conn.execute(AssertSqlSafe(forced)).await.is_err() {
-        let _ = sqlx::query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
-        )
-        .bind(name)
-        .execute(&mut *conn)
-        .await;
-        let _ = conn
-            .execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
-            .await;
     }
 }

@@ -172,6 +172,10 @@ pub enum LocalError {
     },
     #[error("local binaries: initdb failed: {0}")]
     Initdb(String),
+    #[error(
+        "local binaries: {0:?} is not the name of a server setting (letters, digits, `_` and `.`)"
+    )]
+    BadSetting(String),
     #[error("local binaries: preparing the data directory failed: {0}")]
     Prepare(String),
     /// A shell step (make, copy or move a directory) failed; its own words.

@@ -15,7 +15,8 @@
 //! forces one of the three. Nothing is left behind:
 //! the server goes away with the process, even after `kill -9` (`cleanup.rs`).
 //! [`LocalCluster`] starts a cluster of its own with other settings or in another
-//! place (the route benchmark's production-like server), with the same clean-up.
+//! place (the route benchmark's production-like server), with the same clean-up;
+//! [`StandbyPair`], a primary and its streaming standby (stage 13's failovers).
 //!
 //! What the tests do with the server (a database per test, bursts, gates) is the
 //! harness's (`tests/harness`).
@@ -28,6 +29,7 @@ mod databases;
 mod engine;
 mod error;
 mod local;
+mod replication;
 
 use std::sync::OnceLock;
 
@@ -45,6 +47,10 @@ pub use error::ContainerError;
 pub use error::{Attempt, CreateDbError, EngineError, LocalError, UrlError};
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
+};
+pub use replication::{
+    Lsn, OPERATION_BOUND, PrimaryState, ReplicationError, STANDBY_NAME, Server, StandbyPair,
+    StandbyState, WalSender,
 };
 
 /// What the search for a server says besides printing it: the harness passes it

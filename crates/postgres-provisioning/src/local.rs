@@ -271,7 +271,7 @@ enum NotInMemory {
 /// Starts a cluster for this process.
 pub async fn start() -> Result<Backend, LocalError> {
     let scratch = scratch_dir()?;
-    start_in(scratch, &[]).await.map(|cluster| {
+    start_in(scratch, &[], &|_, _| Ok(())).await.map(|cluster| {
         // The tests' cluster lives as long as the process: its supervisor is
         // stopped at exit, not by a drop.
         let backend = cluster.backend.clone();
@@ -280,7 +280,7 @@ pub async fn start() -> Result<Backend, LocalError> {
     })
 }
 
-/// How a cluster a benchmark starts differs from the tests' throwaway one.
+/// How a cluster a benchmark or a test starts differs from the tests' throwaway one.
 #[derive(Debug, Clone, Default)]
 pub struct ClusterSettings {
     /// Where its directory goes; `None`: where the tests' cluster would go.
@@ -288,7 +288,47 @@ pub struct ClusterSettings {
     /// `fsync`, `synchronous_commit` and `full_page_writes` on, as in production,
     /// instead of the tests' `fsync=off`.
     pub durable: bool,
+    /// Server settings, `name = value` as in `postgresql.conf`, e.g.
+    /// `("synchronous_standby_names", "FIRST 1 (standby1)")` or
+    /// `("log_lock_waits", "on")`. Each is passed as `-c name=value` after the
+    /// throwaway defaults and `durable`'s, so it wins over them; like anything set
+    /// on the command line, `ALTER SYSTEM` cannot change it while the server runs.
+    /// The value is taken as it is: no quotes around it.
+    pub server_settings: Vec<(String, String)>,
 }
+
+impl ClusterSettings {
+    /// The `-c name=value` arguments of `durable` and `server_settings`, in that
+    /// order (a later `-c` wins).
+    fn arguments(&self) -> Result<Vec<String>, LocalError> {
+        let durable = [
+            ("fsync", "on"),
+            ("synchronous_commit", "on"),
+            ("full_page_writes", "on"),
+        ];
+        let durable = durable
+            .iter()
+            .filter(|_| self.durable)
+            .map(|(name, value)| (name.to_string(), value.to_string()));
+        let mut arguments = Vec::new();
+        for (name, value) in durable.chain(self.server_settings.iter().cloned()) {
+            // A name is letters, digits, `_` and `.` (a custom setting's prefix): one
+            // with `=` or a blank in it would pass another setting than it says.
+            let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
+            if name.is_empty() || !name.chars().all(word) {
+                return Err(LocalError::BadSetting(name));
+            }
+            arguments.push("-c".to_owned());
+            arguments.push(format!("{name}={value}"));
+        }
+        Ok(arguments)
+    }
+}
+
+/// What is done to a cluster's copied data directory before its server starts
+/// (the directory, and the user and group ids that must own what is added there):
+/// a standby's `standby.signal`, for one.
+pub(crate) type Prepare<'a> = &'a (dyn Fn(&Path, Option<(u32, u32)>) -> std::io::Result<()> + Sync);
 
 /// A cluster of its own, beside the tests' one, stopped and deleted when dropped
 /// (also while a panic unwinds; at exit; and by its supervisor if the process is
@@ -303,6 +343,16 @@ pub struct LocalCluster {
 
 impl LocalCluster {
     pub async fn start(settings: ClusterSettings) -> Result<LocalCluster, LocalError> {
+        Self::start_prepared(settings, &|_, _| Ok(())).await
+    }
+
+    /// [`LocalCluster::start`], with `prepare` run on the copied data directory
+    /// before the server starts.
+    pub(crate) async fn start_prepared(
+        settings: ClusterSettings,
+        prepare: Prepare<'_>,
+    ) -> Result<LocalCluster, LocalError> {
+        let arguments = settings.arguments()?;
         let scratch = match settings.place {
             Some(dir) => ScratchDir {
                 why: "chosen by the caller".to_owned(),
@@ -310,15 +360,12 @@ impl LocalCluster {
             },
             None => scratch_dir()?,
         };
-        let durable: &[String] = &[
-            "-c".into(),
-            "fsync=on".into(),
-            "-c".into(),
-            "synchronous_commit=on".into(),
-            "-c".into(),
-            "full_page_writes=on".into(),
-        ];
-        start_in(scratch, if settings.durable { durable } else { &[] }).await
+        start_in(scratch, &arguments, prepare).await
+    }
+
+    /// Its data directory.
+    pub fn data_dir(&self) -> PathBuf {
+        self.run_dir.join("data")
     }
 
     /// libpq's connection string for a database of this cluster (for `psql`, `pgbench`).
@@ -336,7 +383,11 @@ impl Drop for LocalCluster {
     }
 }
 
-async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalCluster, LocalError> {
+async fn start_in(
+    scratch: ScratchDir,
+    settings: &[String],
+    prepare: Prepare<'_>,
+) -> Result<LocalCluster, LocalError> {
     let started = Instant::now();
     let binaries = find_binaries()?;
     let account = server_account()?;
@@ -350,6 +401,7 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
         account.as_deref(),
         &scratch.dir,
         settings,
+        prepare,
     )?;
     let admin = PgConnectOptions::new()
         .socket(&server.run_dir)
@@ -683,14 +735,16 @@ static NEXT_SUPERVISOR: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 
 impl Supervised {
     /// Starts the supervisor, copies the cached data directory into a directory
-    /// of this process, and has the server started on it with `settings` (each a
-    /// `-c name=value` pair that overrides the throwaway defaults).
+    /// of this process, runs `prepare` on it, and has the server started on it
+    /// with `settings` (each a `-c name=value` pair that overrides the throwaway
+    /// defaults).
     fn spawn(
         binaries: &Binaries,
         cache: &Path,
         account: Option<&str>,
         scratch: &Path,
         settings: &[String],
+        prepare: Prepare<'_>,
     ) -> Result<Self, LocalError> {
         use std::os::unix::process::CommandExt;
         let nanos = std::time::SystemTime::now()
@@ -730,6 +784,10 @@ impl Supervised {
                 run: run_dir,
                 source,
             });
+        }
+        if let Err(e) = prepare(&run_dir.join("data"), owner) {
+            stop_supervisor(id);
+            return Err(LocalError::Prepare(format!("{}: {e}", run_dir.display())));
         }
         let told = SUPERVISORS.lock().ok().and_then(|mut all| {
             let (_, child) = all.iter_mut().find(|(each, _)| *each == id)?;
@@ -845,10 +903,13 @@ async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u3
             Err(source) => {
                 let log = std::fs::read_to_string(run_dir.join("postgres.log")).unwrap_or_default();
                 // Our own early connection attempts log "the database system is
-                // starting up"; any other FATAL means the server will not come up.
+                // starting up" (and, on a standby that has not reached a consistent
+                // state yet, "... not yet accepting connections"); any other FATAL
+                // means the server will not come up.
                 let failed = log.lines().any(|line| {
                     (line.contains("FATAL") || line.contains("PANIC"))
                         && !line.contains("starting up")
+                        && !line.contains("not yet accepting connections")
                 });
                 if failed || Instant::now() > deadline {
                     return Err(LocalError::NotStarted {
@@ -858,6 +919,48 @@ async fn wait_until_ready(admin: &PgConnectOptions, run_dir: &Path) -> Result<u3
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_settings_come_after_durable_ones_and_a_bad_name_is_refused() {
+        let settings = ClusterSettings {
+            durable: true,
+            server_settings: vec![
+                ("fsync".to_owned(), "off".to_owned()),
+                (
+                    "synchronous_standby_names".to_owned(),
+                    "FIRST 1 (standby1)".to_owned(),
+                ),
+            ],
+            ..ClusterSettings::default()
+        };
+        let arguments = settings.arguments().expect("good names");
+        assert_eq!(
+            arguments[arguments.len() - 4..],
+            [
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_standby_names=FIRST 1 (standby1)"
+            ],
+            "the caller's settings come last, so they win: {arguments:?}"
+        );
+        assert_eq!(arguments[..2], ["-c", "fsync=on"]);
+        for bad in ["", "fsync=on -c x", "a b"] {
+            let settings = ClusterSettings {
+                server_settings: vec![(bad.to_owned(), "1".to_owned())],
+                ..ClusterSettings::default()
+            };
+            assert!(
+                matches!(settings.arguments(), Err(LocalError::BadSetting(name)) if name == bad),
+                "{bad:?} is not a setting's name"
+            );
         }
     }
 }

@@ -59,6 +59,7 @@ pub async fn servers(schema: Schema) -> Result<Vec<Server>, BenchError> {
     let on_disk = LocalCluster::start(ClusterSettings {
         place: Some(std::env::temp_dir()),
         durable: true,
+        ..ClusterSettings::default()
     })
     .await
     .map_err(BenchError::Cluster)?;

@@ -11,7 +11,8 @@
 //! ([`PaymentGate`]), [`WireRelay`], which sits between a pool and the server and
 //! reads the protocol (what was sent, and whether a transaction block was open),
 //! scenarios more than one stage runs ([`later_retry`], [`failed_payment_retried`]),
-//! and a fake payment [`provider`].
+//! a fake payment [`provider`], and a primary with its streaming standby that a
+//! test cuts, crashes and promotes ([`Pair`], in [`replication`]).
 
 mod admin;
 mod burst;
@@ -20,6 +21,7 @@ mod db;
 mod gate;
 mod http;
 pub mod provider;
+pub mod replication;
 mod scenario;
 mod wire;
 
@@ -36,6 +38,7 @@ pub use gate::{
     wait_for_lock_waiters,
 };
 pub use http::{Answer, Call, CallError, serve};
+pub use replication::{Pair, Server, ServerSettings};
 pub use scenario::{
     FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
 };

@@ -125,6 +125,19 @@ impl Reply {
         )
     }
 
+    /// `503 Service Unavailable`: the payment's COMMIT did not get its standby's
+    /// confirmation within the route's bound (stage 13). The retry, with the same
+    /// key, learns the outcome.
+    pub fn unconfirmed() -> Self {
+        problem(
+            503,
+            "payment-unconfirmed",
+            "The payment is not confirmed yet",
+            "The standby server did not confirm this payment in time. Retry with the same \
+             Idempotency-Key: the retry answers with the payment's outcome.",
+        )
+    }
+
     /// The answer stored with a key, as read back from `idempotency_keys`.
     ///
     /// A key whose `status` or `response` is still NULL belongs to a request that is
@@ -138,10 +151,11 @@ impl Reply {
 
     /// The seconds a client should wait before it retries with the same key, for
     /// the answers that ask for such a retry: 409 (a request with this key is in
-    /// flight) and 502 (the provider did not confirm). Sent as `Retry-After`
-    /// (RFC 9110, 10.2.3), which stage 7's client honours.
+    /// flight), 502 (the provider did not confirm) and 503 (the standby did not
+    /// confirm). Sent as `Retry-After` (RFC 9110, 10.2.3), which stage 7's client
+    /// honours.
     pub fn retry_after(&self) -> Option<u32> {
-        matches!(self.status, 409 | 502).then_some(RETRY_AFTER_SECONDS)
+        matches!(self.status, 409 | 502 | 503).then_some(RETRY_AFTER_SECONDS)
     }
 
     /// The status as the `INT` the table stores.
@@ -155,7 +169,7 @@ impl Reply {
     }
 }
 
-/// How long a client is asked to wait before retrying a 409 or a 502
+/// How long a client is asked to wait before retrying a 409, a 502 or a 503
 /// ([`Reply::retry_after`]): a request in flight usually ends within it.
 pub const RETRY_AFTER_SECONDS: u32 = 1;
 
@@ -291,6 +305,10 @@ mod tests {
         let provider_failed = problem(502, "provider-failed", "t", "d");
         assert_eq!(Reply::in_flight().retry_after(), Some(RETRY_AFTER_SECONDS));
         assert_eq!(provider_failed.retry_after(), Some(RETRY_AFTER_SECONDS));
+        assert_eq!(
+            Reply::unconfirmed().retry_after(),
+            Some(RETRY_AFTER_SECONDS)
+        );
         let request = PaymentRequest {
             order_id: 1,
             amount: 100,

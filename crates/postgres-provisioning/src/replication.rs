@@ -8,13 +8,14 @@
 //! - The standby is a second copy of the same data directory, cleanly shut down,
 //!   with `standby.signal`: it has the primary's system identifier and starts at the
 //!   primary's first WAL position, so no base backup is taken. A copy in memory
-//!   costs tens of milliseconds; `pg_basebackup` would need the primary running
-//!   first and a checkpoint. The primary keeps `wal_keep_size` of WAL, so the
+//!   costs tens of milliseconds, and runs while the primary's does;
+//!   `pg_basebackup` would need the primary running first, and a checkpoint. The primary keeps `wal_keep_size` of WAL, so the
 //!   standby always finds the segments it streams from.
 //! - The standby streams from the primary's socket directory as
 //!   `application_name = standby1` ([`STANDBY_NAME`]), the name
-//!   `synchronous_standby_names` gives it. Its `primary_conninfo` is in its
-//!   `postgresql.conf`, so that `ALTER SYSTEM` can cut and restore the stream.
+//!   `synchronous_standby_names` gives it. Both servers start at once; the
+//!   standby's `primary_conninfo` is then set with `ALTER SYSTEM` and a reload,
+//!   as cutting and restoring the stream are.
 //! - Every operation waits for a server state or a WAL position, never for a set
 //!   time, and gives up after [`OPERATION_BOUND`] with what it saw last.
 
@@ -219,6 +220,8 @@ pub struct StandbyPair {
     pub standby: LocalCluster,
     /// One line for humans: which PostgreSQL, where, and how long the pair took.
     pub description: String,
+    /// The standby's `primary_conninfo` while it streams.
+    conninfo: String,
 }
 
 impl StandbyPair {
@@ -234,35 +237,35 @@ impl StandbyPair {
             .map(|(name, value)| (name.to_string(), value.to_string()))
             .collect();
         server_settings.extend(primary_settings);
-        let primary = LocalCluster::start(ClusterSettings {
-            server_settings,
-            ..ClusterSettings::default()
-        })
-        .await
-        .map_err(|source| ReplicationError::Start {
+        // Both start at once: the standby starts with no primary to stream from,
+        // which it is told once both run (a copy and a start each take about as
+        // long as the other).
+        let (primary, standby) = tokio::join!(
+            LocalCluster::start(ClusterSettings {
+                server_settings,
+                ..ClusterSettings::default()
+            }),
+            LocalCluster::start_prepared(ClusterSettings::default(), &write_standby_files)
+        );
+        let primary = primary.map_err(|source| ReplicationError::Start {
             server: Server::Primary,
+            source,
+        })?;
+        let standby = standby.map_err(|source| ReplicationError::Start {
+            server: Server::Standby,
             source,
         })?;
         let conninfo = format!(
             "host={} port=5432 user=postgres application_name={STANDBY_NAME}",
             primary.run_dir.display()
         );
-        let make_standby = move |data: &Path, owner: Option<(u32, u32)>| {
-            write_standby_files(data, owner, &conninfo)
-        };
-        let standby = LocalCluster::start_prepared(ClusterSettings::default(), &make_standby)
-            .await
-            .map_err(|source| ReplicationError::Start {
-                server: Server::Standby,
-                source,
-            })?;
         let mut pair = StandbyPair {
             description: String::new(),
             primary,
             standby,
+            conninfo,
         };
-        pair.until_streaming("the standby to stream from the primary")
-            .await?;
+        pair.restore_stream().await?;
         let from = pair
             .primary
             .backend
@@ -319,18 +322,7 @@ impl StandbyPair {
     /// primary has no WAL sender for it and the standby no receiver. The primary
     /// must be running.
     pub async fn cut_stream(&self) -> Result<(), ReplicationError> {
-        self.run(
-            Server::Standby,
-            "ALTER SYSTEM SET primary_conninfo = ''",
-            "ALTER SYSTEM SET primary_conninfo",
-        )
-        .await?;
-        self.run(
-            Server::Standby,
-            "SELECT pg_reload_conf()",
-            "pg_reload_conf()",
-        )
-        .await?;
+        self.set_primary_conninfo("").await?;
         let mut primary = self.connect(Server::Primary).await?;
         let mut standby = self.connect(Server::Standby).await?;
         let cut = until("the stream to the standby to stop", async || {
@@ -352,22 +344,38 @@ impl StandbyPair {
         cut
     }
 
-    /// Starts the standby's WAL receiver again (the `primary_conninfo` of its
-    /// `postgresql.conf`), and returns once it streams.
+    /// Starts the standby's WAL receiver again, and returns once it streams.
     pub async fn restore_stream(&self) -> Result<(), ReplicationError> {
-        self.run(
-            Server::Standby,
-            "ALTER SYSTEM RESET primary_conninfo",
-            "ALTER SYSTEM RESET primary_conninfo",
-        )
-        .await?;
-        self.run(
-            Server::Standby,
-            "SELECT pg_reload_conf()",
-            "pg_reload_conf()",
-        )
-        .await?;
-        self.until_streaming("the standby to stream again").await
+        self.set_primary_conninfo(&self.conninfo).await?;
+        self.until_streaming("the standby to stream from the primary")
+            .await
+    }
+
+    /// `ALTER SYSTEM SET primary_conninfo` on the standby, and a reload.
+    async fn set_primary_conninfo(&self, conninfo: &str) -> Result<(), ReplicationError> {
+        let mut standby = self.connect(Server::Standby).await?;
+        // ALTER SYSTEM takes no parameter: the value is a quoted literal.
+        let set = format!(
+            "ALTER SYSTEM SET primary_conninfo = '{}'",
+            conninfo.replace('\'', "''")
+        );
+        let done = match standby.execute(sqlx::AssertSqlSafe(set)).await {
+            Ok(_) => standby
+                .execute("SELECT pg_reload_conf()")
+                .await
+                .map_err(|source| ReplicationError::Query {
+                    server: Server::Standby,
+                    doing: "pg_reload_conf()",
+                    source,
+                }),
+            Err(source) => Err(ReplicationError::Query {
+                server: Server::Standby,
+                doing: "ALTER SYSTEM SET primary_conninfo",
+                source,
+            }),
+        };
+        let _ = standby.close().await;
+        done.map(|_| ())
     }
 
     /// Crashes the primary as `pg_ctl stop -m immediate` does: SIGQUIT to its
@@ -475,13 +483,50 @@ impl StandbyPair {
         self.replay("SELECT pg_wal_replay_resume()", false).await
     }
 
-    /// Returns once at least `n` sessions of the primary wait in their COMMIT for a
-    /// standby (`pg_stat_activity.wait_event = 'SyncRep'`).
-    pub async fn until_commits_wait(&self, n: i64) -> Result<PrimaryState, ReplicationError> {
+    /// Returns once at least `n` sessions of the primary have waited in their
+    /// COMMIT for a standby (`pg_stat_activity.wait_event = 'SyncRep'`) for
+    /// `longer_than` or more, measured from the start of the COMMIT.
+    pub async fn until_commits_wait(
+        &self,
+        n: i64,
+        longer_than: Duration,
+    ) -> Result<PrimaryState, ReplicationError> {
         let mut primary = self.connect(Server::Primary).await?;
-        let waiting = until("a COMMIT to wait for the standby", async || {
+        let micros = i64::try_from(longer_than.as_micros()).unwrap_or(i64::MAX);
+        let waiting = until("COMMITs to wait for the standby", async || {
+            let long: Result<i64, sqlx::Error> = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'
+                   AND clock_timestamp() - query_start >= make_interval(secs => $1 / 1e6)",
+            )
+            .bind(micros)
+            .fetch_one(&mut primary)
+            .await;
+            let long = long.map_err(|source| ReplicationError::Query {
+                server: Server::Primary,
+                doing: "reading pg_stat_activity",
+                source,
+            })?;
             let state = read_primary(&mut primary).await?;
-            Ok(if state.commits_waiting >= n {
+            Ok(if long >= n {
+                Ok(state)
+            } else {
+                Err(format!(
+                    "{state}; {long} of them for {} ms or more",
+                    longer_than.as_millis()
+                ))
+            })
+        })
+        .await;
+        let _ = primary.close().await;
+        waiting
+    }
+
+    /// Returns once no session of the primary waits for a standby in its COMMIT.
+    pub async fn until_no_commit_waits(&self) -> Result<PrimaryState, ReplicationError> {
+        let mut primary = self.connect(Server::Primary).await?;
+        let done = until("every COMMIT's wait for the standby to end", async || {
+            let state = read_primary(&mut primary).await?;
+            Ok(if state.commits_waiting == 0 {
                 Ok(state)
             } else {
                 Err(state.to_string())
@@ -489,7 +534,27 @@ impl StandbyPair {
         })
         .await;
         let _ = primary.close().await;
-        waiting
+        done
+    }
+
+    /// Cancels the wait of every COMMIT that waits for a standby
+    /// (`pg_cancel_backend`): each returns, committed on the primary. Returns how
+    /// many were cancelled.
+    pub async fn cancel_waiting_commits(&self) -> Result<i64, ReplicationError> {
+        let mut primary = self.connect(Server::Primary).await?;
+        let cancelled = sqlx::query_scalar(
+            "SELECT count(*) FILTER (WHERE pg_cancel_backend(pid))
+             FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+        )
+        .fetch_one(&mut primary)
+        .await
+        .map_err(|source| ReplicationError::Query {
+            server: Server::Primary,
+            doing: "pg_cancel_backend()",
+            source,
+        });
+        let _ = primary.close().await;
+        cancelled
     }
 
     async fn replay(&self, sql: &'static str, paused: bool) -> Result<(), ReplicationError> {
@@ -534,49 +599,24 @@ impl StandbyPair {
         let _ = primary.close().await;
         streaming
     }
-
-    async fn run(
-        &self,
-        server: Server,
-        sql: &'static str,
-        doing: &'static str,
-    ) -> Result<(), ReplicationError> {
-        let mut conn = self.connect(server).await?;
-        let done = conn.execute(sql).await;
-        let _ = conn.close().await;
-        done.map(|_| ()).map_err(|source| ReplicationError::Query {
-            server,
-            doing,
-            source,
-        })
-    }
 }
 
-/// Makes a copied data directory a standby of the primary at `conninfo`.
-fn write_standby_files(
-    data: &Path,
-    owner: Option<(u32, u32)>,
-    conninfo: &str,
-) -> std::io::Result<()> {
+/// Makes a copied data directory a standby. It has no primary to stream from
+/// yet: `primary_conninfo` is set with `ALTER SYSTEM` once the primary runs, so
+/// that cutting and restoring the stream are the same statement.
+fn write_standby_files(data: &Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
     let signal = data.join("standby.signal");
     std::fs::write(&signal, "")?;
     if let Some((uid, gid)) = owner {
         std::os::unix::fs::chown(&signal, Some(uid), Some(gid))?;
     }
-    // Appended: the last line naming a setting wins. In postgresql.conf rather than
-    // on the command line, so that ALTER SYSTEM can change it (cut_stream).
+    // Appended: the last line naming a setting wins. How soon the standby tries
+    // again when it has no WAL: at once, when its stream starts or is restored.
     let mut conf = std::fs::OpenOptions::new()
         .append(true)
         .open(data.join("postgresql.conf"))?;
-    writeln!(conf, "primary_conninfo = '{}'", conf_quoted(conninfo))?;
-    // How soon it tries again when it has no WAL (a stream cut, or restored).
     writeln!(conf, "wal_retrieve_retry_interval = '20ms'")?;
     Ok(())
-}
-
-/// `text` inside a single-quoted `postgresql.conf` value.
-fn conf_quoted(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('\'', "''")
 }
 
 /// Looks every [`LOOK_EVERY`] until `look` finds what it waits for (`Ok`), or
@@ -677,11 +717,5 @@ mod tests {
     fn an_lsn_prints_as_postgresql_prints_it() {
         assert_eq!(Lsn(0x3000148).to_string(), "0/3000148");
         assert_eq!(Lsn((1 << 32) + 0x10).to_string(), "1/10");
-    }
-
-    #[test]
-    fn a_conf_value_keeps_its_quotes_and_backslashes() {
-        assert_eq!(conf_quoted("host=/tmp/x it's"), "host=/tmp/x it''s");
-        assert_eq!(conf_quoted(r"a\b"), r"a\\b");
     }
 }

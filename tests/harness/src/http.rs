@@ -40,6 +40,8 @@ pub struct Answer {
     pub challenge: Option<String>,
     /// `Location`, if present.
     pub location: Option<String>,
+    /// `Retry-After`, if present.
+    pub retry_after: Option<String>,
     /// `null` for an empty body (axum's 405); any other body must be JSON.
     pub body: Value,
 }
@@ -85,6 +87,7 @@ impl Answer {
             replayed: header("idempotent-replayed"),
             challenge: header("www-authenticate"),
             location: header("location"),
+            retry_after: header("retry-after"),
             body,
         })
     }

@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::sync::Once;
+use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPool};
 use sqlx::{Connection, Executor, PgConnection};
@@ -179,6 +180,20 @@ impl Pair {
         pool_on(&self.options(server), size)
     }
 
+    /// A pool on `server` whose sessions start with `settings` (sent at login, as
+    /// `PGOPTIONS='-c name=value'` would), e.g. `[("synchronous_commit", "local")]`.
+    pub fn pool_with_settings(
+        &self,
+        server: Server,
+        size: PoolSize,
+        settings: &[(&str, &str)],
+    ) -> PgPool {
+        pool_on(
+            &self.options(server).options(settings.iter().copied()),
+            size,
+        )
+    }
+
     /// A connection of its own to `server`.
     pub async fn connect(&self, server: Server) -> PgConnection {
         self.servers
@@ -256,7 +271,23 @@ impl Pair {
 
     /// Returns once `n` COMMITs on the primary wait for the standby.
     pub async fn until_commits_wait(&self, n: i64) -> PrimaryState {
-        ok(self.servers.until_commits_wait(n).await)
+        ok(self.servers.until_commits_wait(n, Duration::ZERO).await)
+    }
+
+    /// Returns once `n` COMMITs on the primary have waited for the standby for
+    /// `longer_than` or more.
+    pub async fn until_commits_waited(&self, n: i64, longer_than: Duration) -> PrimaryState {
+        ok(self.servers.until_commits_wait(n, longer_than).await)
+    }
+
+    /// Returns once no COMMIT on the primary waits for the standby.
+    pub async fn until_no_commit_waits(&self) -> PrimaryState {
+        ok(self.servers.until_no_commit_waits().await)
+    }
+
+    /// Cancels every COMMIT's wait for the standby; returns how many.
+    pub async fn cancel_waiting_commits(&self) -> i64 {
+        ok(self.servers.cancel_waiting_commits().await)
     }
 }
 

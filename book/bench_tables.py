@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The book's two benchmark tables, in each language of the book, from the figures a
+"""The book's benchmark tables, in each language of the book, from the figures a
 benchmark run recorded as data.
 
     BENCH | python3 book/bench_tables.py record route-cost   # keep a run's figures, write the tables
@@ -8,7 +8,8 @@ benchmark run recorded as data.
 
 `just bench-route` pipes crates/route-bench's JSON into `record route-cost`, `just
 bench-reap` solutions/stage9-expiry/examples/bench_reap.rs's into `record reap-cost`
-(with `--postgres TEXT`, the server it ran on). `record` adds when and on what machine
+(with `--postgres TEXT`, the server it ran on), `just bench-sync`
+solutions/stage13-failover/examples/bench_sync.rs's into `record sync-cost`. `record` adds when and on what machine
 the run was made, keeps the whole in book/data/NAME.json, and writes
 book/src/generated/NAME.md (English) and book/src/generated/pt-BR/NAME.md from it: one
 run, both languages, the same figures. The figures vary from run to run and from machine
@@ -231,7 +232,98 @@ def reap_cost(data, lang):
     return "\n".join(out) + "\n"
 
 
-TABLES = {"route-cost": route_cost, "reap-cost": reap_cost}
+# --- The synchronous standby's price (solutions/stage13-failover/examples/bench_sync.rs) ---
+
+SYNC_WORDS = {
+    "en": dict(
+        servers="Servers: {servers}. Both on this machine, in memory, with fsync=off: the "
+        "standby's confirmation costs a round trip over a local socket and no disk flush. "
+        "Between two machines, add the network's round trip and a flush on each side: these "
+        "figures are the lower bound of that cost.",
+        latency="One session, {commits} transactions of one INSERT at each level per run, "
+        "{runs} runs; each COMMIT timed; min / **median** / max over the runs of each run's "
+        "p50 and p99.",
+        latency_columns="| `synchronous_commit` | the COMMIT waits for | COMMIT p50 | COMMIT p99 |",
+        waits={
+            "local": "the primary's WAL on its disk",
+            "remote_write": "and the standby's write of it",
+            "on": "and the standby's flush of it to disk",
+            "remote_apply": "and the standby's replay of it (visible there)",
+        },
+        routes="The model answer's `create_payment`, {workers} concurrent callers, {payments} "
+        "payments per run, {runs} runs (min / **median** / max):",
+        routes_columns="| setup | payments/s | p50 | p99 |",
+        setups={
+            "asynchronous": "no standby named (PostgreSQL's default): nothing waits",
+            "synchronous": "standby1 named, the paying transaction waits (the model answer)",
+            "replays": "the same, every call a replay of a key answered before",
+        },
+        summary="The wait for the standby (`on`) added **{added} µs** to a COMMIT's median here; "
+        "with {workers} callers, the synchronous route made **{ratio}** times the asynchronous "
+        "one's payments per second (ratio of the medians). Replays wait for nothing.",
+    ),
+    "pt-BR": dict(
+        servers="Servidores: {servers}. Os dois nesta máquina, em memória, com fsync=off: a "
+        "confirmação do standby custa uma ida e volta por um socket local e nenhuma gravação "
+        "em disco. Entre duas máquinas, some a ida e volta da rede e uma gravação em disco de "
+        "cada lado: estes números são o limite inferior desse custo.",
+        latency="Uma sessão, {commits} transações de um INSERT em cada nível por execução, "
+        "{runs} execuções; cada COMMIT cronometrado; mín / **mediana** / máx, entre as "
+        "execuções, do p50 e do p99 de cada uma.",
+        latency_columns="| `synchronous_commit` | o COMMIT espera | p50 do COMMIT | p99 do COMMIT |",
+        waits={
+            "local": "o WAL no disco do primário",
+            "remote_write": "e a escrita dele pelo standby",
+            "on": "e a gravação dele no disco do standby",
+            "remote_apply": "e a aplicação dele no standby (visível lá)",
+        },
+        routes="O `create_payment` da solução de referência, {workers} chamadores simultâneos, "
+        "{payments} pagamentos por execução, {runs} execuções (mín / **mediana** / máx):",
+        routes_columns="| configuração | pagamentos/s | p50 | p99 |",
+        setups={
+            "asynchronous": "nenhum standby nomeado (o padrão do PostgreSQL): nada espera",
+            "synchronous": "standby1 nomeado, a transação que paga espera (a solução de "
+            "referência)",
+            "replays": "o mesmo, cada chamada repetindo a resposta de uma chave já respondida",
+        },
+        summary="A espera pelo standby (`on`) somou **{added} µs** à mediana de um COMMIT aqui; "
+        "com {workers} chamadores, a rota síncrona fez **{ratio}** vez(es) os pagamentos por "
+        "segundo da assíncrona (razão das medianas). Respostas repetidas não esperam por nada.",
+    ),
+}
+
+
+def sync_cost(data, lang):
+    w = SYNC_WORDS[lang]
+    runs = data["runs"]
+
+    def micros(values):
+        return spread(values, 0, runs, lang) + " µs"
+
+    out = header("book/data/sync-cost.json",
+                 "solutions/stage13-failover/examples/bench_sync.rs (`just bench-sync`)",
+                 data["recorded"])
+    out += ["", w["servers"].format(servers=data["servers"]), "",
+            w["latency"].format(commits=data["commits"], runs=runs), "",
+            w["latency_columns"], "|---|---|---|---|"]
+    for level in data["levels"]:
+        out.append(f"| `{level['level']}` | {w['waits'][level['level']]} | "
+                   f"{micros(level['p50_us'])} | {micros(level['p99_us'])} |")
+    out += ["", w["routes"].format(workers=data["workers"], payments=data["payments"], runs=runs),
+            "", w["routes_columns"], "|---|---|---|---|"]
+    for route in data["routes"]:
+        out.append(f"| {w['setups'][route['setup']]} | {spread(route['per_second'], 0, runs, lang)} | "
+                   f"{micros(route['p50_us'])} | {micros(route['p99_us'])} |")
+    by_level = {level["level"]: level for level in data["levels"]}
+    by_setup = {route["setup"]: route for route in data["routes"]}
+    added = by_level["on"]["p50_us"][1] - by_level["local"]["p50_us"][1]
+    ratio = by_setup["synchronous"]["per_second"][1] / by_setup["asynchronous"]["per_second"][1]
+    out += ["", w["summary"].format(added=number(added, 0, lang), workers=data["workers"],
+                                    ratio=number(ratio, 2, lang))]
+    return "\n".join(out) + "\n"
+
+
+TABLES = {"route-cost": route_cost, "reap-cost": reap_cost, "sync-cost": sync_cost}
 
 
 def rendered(name):

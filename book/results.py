@@ -683,6 +683,104 @@ def middleware_section(seen, t):
     ]
 
 
+# What a retry got after a failover, and what became of a payment (stage 13's tests
+# record one phrase each).
+FAILOVER_WORDS = {
+    "paid again, the same id": ("paid again, under the first payment's id",
+                                "pagou de novo, com o id do primeiro pagamento"),
+    "paid again, another id": ("paid again, under another id", "pagou de novo, com outro id"),
+    "replayed": ("replayed the payment's 201", "repetiu o 201 do pagamento"),
+    "paid": ("paid, for the first time on the promoted standby",
+             "pagou, pela primeira vez no standby promovido"),
+    "still waiting": ("still waiting for the standby", "ainda esperando pelo standby"),
+    "committed on the primary only": ("committed on the primary, not on the standby",
+                                      "gravado (commit) no primário, não no standby"),
+    "rolled back": ("rolled back", "desfeito (rollback)"),
+    "committed": ("committed without the standby", "gravado sem o standby"),
+}
+
+
+def failover_word(word, t):
+    if word in FAILOVER_WORDS:
+        return t(*FAILOVER_WORDS[word])
+    return str(word)
+
+
+def failover_section(seen, t):
+    asynchronous, remote_apply = seen["stage13.async_failover"], seen["stage13.remote_apply_alone"]
+    timeout, away = seen["stage13.statement_timeout"], seen["stage13.standby_down"]
+    failover, lagging = seen["stage13.failover"], seen["stage13.lagging_standby"]
+    expect(asynchronous["payments"] == 2, "stage 13's asynchronous failover paid other than twice")
+    expect(failover["payments_in_flight"] == 1, "stage 13's model answer paid the in-flight key other than once")
+
+    def lost(record):
+        ids = t(f"payment {record['first_id']}, then payment {record['retry_id']}",
+                f"pagamento {record['first_id']}, depois pagamento {record['retry_id']}")
+        return t(f"the retry: {failover_word(record['retry_gets'], t)} ({ids}); {record['payments']} "
+                 f"payments for one key, {record['kept']} kept by the new primary",
+                 f"a nova tentativa: {failover_word(record['retry_gets'], t)} ({ids}); "
+                 f"{record['payments']} pagamentos para uma chave, {record['kept']} mantido pelo novo "
+                 "primário")
+    return [
+        t("Stage 13: stage 8's route on a primary and its streaming standby, both real servers. The "
+          "standby's stream is cut, the primary crashed as `pg_ctl stop -m immediate` does, the "
+          "standby promoted, and the client retries with the same key:",
+          "Etapa 13: a rota da etapa 8 num primário e no standby dele, que recebe o WAL por "
+          "streaming, os dois servidores reais. O streaming para o standby é cortado, o primário "
+          "cai como com `pg_ctl stop -m immediate`, o standby é promovido, e o cliente tenta de "
+          "novo com a mesma chave:"),
+        "",
+        t("| Scenario | What happened |", "| Cenário | O que aconteceu |"),
+        "|---|---|",
+        t(f"| Asynchronous replication (no standby named), a payment answered "
+          f"{asynchronous['first_status']} | {lost(asynchronous)} |",
+          f"| Replicação assíncrona (nenhum standby nomeado), um pagamento respondido com "
+          f"{asynchronous['first_status']} | {lost(asynchronous)} |"),
+        t(f"| The same, the paying sessions at `synchronous_commit = remote_apply` | {lost(remote_apply)} |",
+          f"| O mesmo, com as sessões que pagam em `synchronous_commit = remote_apply` | "
+          f"{lost(remote_apply)} |"),
+        t(f"| A synchronous standby away: stage 8's COMMIT under `statement_timeout = 200ms`, 600 ms "
+          f"later | {failover_word(timeout['commit'], t)}; after a cancel, answered "
+          f"{timeout['after_cancel']}: {timeout['on_primary']} payment on the primary, "
+          f"{timeout['on_standby']} on the standby; a session whose client had gone: "
+          f"{failover_word(timeout['client_gone'], t)} |",
+          f"| Um standby síncrono fora do ar: o COMMIT da etapa 8 sob `statement_timeout = 200ms`, "
+          f"600 ms depois | {failover_word(timeout['commit'], t)}; depois de um cancelamento, "
+          f"respondido com {timeout['after_cancel']}: {timeout['on_primary']} pagamento no "
+          f"primário, {timeout['on_standby']} no standby; uma sessão cujo cliente tinha ido embora: "
+          f"{failover_word(timeout['client_gone'], t)} |"),
+        t(f"| The model answer, the standby away: a payment | answered {away['first']} within the "
+          f"bound; the payment {failover_word(away['payment'], t)}; its retry "
+          f"{failover_word(away['retry'], t)} |",
+          f"| A solução de referência, com o standby fora do ar: um pagamento | respondido com "
+          f"{away['first']} dentro do limite; o pagamento {failover_word(away['payment'], t)}; a "
+          f"nova tentativa {failover_word(away['retry'], t)} |"),
+        t(f"| The model answer through a failover: a payment in flight when the primary crashed | "
+          f"answered {failover['in_flight_first']}, then its retry "
+          f"{failover_word(failover['in_flight_retry'], t)}: {failover['payments_in_flight']} payment; "
+          f"a payment answered before the crash: its retry {failover_word(failover['a_retry'], t)} |",
+          f"| A solução de referência num failover: um pagamento em andamento quando o primário "
+          f"caiu | respondido com {failover['in_flight_first']}, depois a nova tentativa "
+          f"{failover_word(failover['in_flight_retry'], t)}: {failover['payments_in_flight']} "
+          f"pagamento; um pagamento respondido antes da queda: a nova tentativa "
+          f"{failover_word(failover['a_retry'], t)} |"),
+        t(f"| The model answer, the standby's replay paused: a retry of a key paid on the primary | "
+          f"{failover_word(lagging['retry'], t)}, read on the primary |",
+          f"| A solução de referência, com a aplicação do WAL no standby pausada: a nova tentativa "
+          f"de uma chave paga no primário | {failover_word(lagging['retry'], t)}, lido no primário |"),
+    ]
+
+
+def failover_varying(seen, t):
+    record = seen["stage13.async_failover"]
+    return [t(f"- stage 13's asynchronous failover: the 201 was sent with the primary's WAL flushed "
+              f"up to {record['acknowledged_at']}, and the standby had received up to "
+              f"{record['standby_had']};",
+              f"- o failover assíncrono da etapa 13: o 201 foi enviado com o WAL do primário gravado "
+              f"até {record['acknowledged_at']}, e o standby tinha recebido até "
+              f"{record['standby_had']};")]
+
+
 RESULTS = {
     # Stage 1's one figure (a second INSERT of a key fails with 23505) is its chapter's.
     "tables": None,
@@ -750,6 +848,18 @@ RESULTS = {
             "stage12.crash_in_route",
         ],
         section=middleware_section,
+    ),
+    "failover": dict(
+        scenarios=[
+            "stage13.async_failover",
+            "stage13.remote_apply_alone",
+            "stage13.statement_timeout",
+            "stage13.standby_down",
+            "stage13.failover",
+            "stage13.lagging_standby",
+        ],
+        section=failover_section,
+        varying=failover_varying,
     ),
 }
 

@@ -699,7 +699,9 @@ fn run_shell(script: &str, args: &[&str]) -> Result<String, LocalError> {
 /// process exits for any reason, even `kill -9`, its end of the pipe closes.
 /// INT, TERM and HUP are ignored, and it runs in a process group of its own (so
 /// does the server it starts), so that a Ctrl-C in the terminal cannot stop it
-/// before it has cleaned up. Every step costs no process start but the server's.
+/// before it has cleaned up. Every step costs no process start but the server's
+/// (and, at the clean-up, a watcher's that sends the server's SIGQUIT again if the
+/// first was lost).
 const SUPERVISOR: &str = r#"
 trap '' INT TERM HUP
 run=$1 postgres=$2 user=$3
@@ -717,7 +719,14 @@ if read -r go && [ "$go" = go ]; then
   echo "started"
   while read -r _; do :; done
   kill -QUIT "$pid" 2>/dev/null
+  # A background job starts with SIGQUIT ignored, until the server sets its own
+  # handler: a QUIT sent in that moment (the test process killed as its server
+  # started) is lost. Send it again while waiting, then SIGKILL; the watcher goes
+  # once the server has (it ignores TERM, as this shell does).
+  ( sleep 1; kill -QUIT "$pid"; sleep 2; kill -QUIT "$pid"; sleep 5; kill -KILL "$pid" ) 2>/dev/null &
+  again=$!
   wait "$pid"
+  kill -KILL "$again" 2>/dev/null
 fi
 rm -rf "$run"
 "#;

@@ -15,6 +15,7 @@
 //! with what it saw when the servers do not get there: a test that fails says why.
 
 use std::fmt;
+use std::io::Write;
 use std::sync::Once;
 use std::time::Duration;
 
@@ -310,7 +311,8 @@ fn announce(servers: &StandbyPair) {
              DATABASE_URL server or the workbook's one container cannot be)",
             servers.description
         );
-        eprintln!("{text}");
+        // Outside libtest's capture, as the harness's other notes.
+        let _ = writeln!(std::io::stderr(), "{text}");
         crate::report(&crate::Condition::Note { text });
     });
 }

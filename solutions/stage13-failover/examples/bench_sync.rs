@@ -21,7 +21,7 @@ use sqlx::Connection;
 use stage13::{App, ClientId, Config};
 
 /// Transactions one session commits at each level, per run: the latency.
-const COMMITS: usize = 400;
+const COMMITS: usize = 1000;
 /// Concurrent callers of `create_payment`, and the payments they make per run.
 const WORKERS: usize = 20;
 const PAYMENTS: usize = 2000;
@@ -34,18 +34,31 @@ fn schema() -> Schema {
     Schema::new(stage13::MIGRATION_SOURCE, stage13::MIGRATION)
 }
 
-/// Median and 99th percentile, in microseconds.
-fn percentiles(mut times: Vec<Duration>) -> (f64, f64) {
+/// Median, 99th percentile and mean, in microseconds.
+fn percentiles(mut times: Vec<Duration>) -> (f64, f64, f64) {
     times.sort();
     let at = |q: f64| {
         let i = ((times.len() as f64 - 1.0) * q).round() as usize;
         times[i].as_secs_f64() * 1e6
     };
-    (at(0.5), at(0.99))
+    let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64;
+    (at(0.5), at(0.99), mean * 1e6)
+}
+
+/// The machine's load average over 1, 5 and 15 minutes, as /proc/loadavg says it.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".to_owned())
 }
 
 /// `COMMITS` transactions of one INSERT each, at `level`; each COMMIT timed.
-async fn commit_latency(pair: &Pair, level: &str, from: usize) -> (f64, f64) {
+async fn commit_latency(pair: &Pair, level: &str, from: usize) -> (f64, f64, f64) {
     let mut conn = pair.connect(Server::Primary).await;
     let mut times = Vec::with_capacity(COMMITS);
     for i in 0..COMMITS {
@@ -102,7 +115,7 @@ async fn payments_per_second(app: &App, first: usize, replays: bool) -> (f64, f6
         times.extend(worker.await.expect("a worker"));
     }
     let per_second = PAYMENTS as f64 / started.elapsed().as_secs_f64();
-    let (p50, p99) = percentiles(times);
+    let (p50, p99, _) = percentiles(times);
     (per_second, p50, p99)
 }
 
@@ -133,10 +146,12 @@ async fn main() {
         .unwrap_or(3);
     let synchronous =
         ServerSettings::new(stage13::PRIMARY_SETTINGS_SOURCE, stage13::PRIMARY_SETTINGS);
-    let mut latency: Vec<Vec<(f64, f64)>> = vec![Vec::new(); LEVELS.len()];
+    let mut latency: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); LEVELS.len()];
+    let mut loads = Vec::new();
     let mut throughput: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); 3];
     let mut description = String::new();
     for run in 0..runs {
+        loads.push(load_average());
         // The model answer's settings: standby1 named, every write local unless
         // it asks. Each level in turn, starting from another one at each run.
         let pair = started(synchronous).await;
@@ -169,6 +184,7 @@ async fn main() {
                 "level": level,
                 "p50_us": spread(runs.iter().map(|r| r.0).collect()),
                 "p99_us": spread(runs.iter().map(|r| r.1).collect()),
+                "mean_us": spread(runs.iter().map(|r| r.2).collect()),
             })
         })
         .collect();
@@ -190,6 +206,7 @@ async fn main() {
         "workers": WORKERS,
         "payments": PAYMENTS,
         "servers": description,
+        "loads": loads,
         "levels": levels,
         "routes": routes,
     });

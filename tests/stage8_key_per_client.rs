@@ -143,6 +143,40 @@ async fn a_body_over_the_limit_is_a_413_problem_and_stores_nothing() {
     assert_eq!(db.payment_count().await, 0, "nothing was paid");
 }
 
+/// Stage 6's bound on reading a body, on this stage's route too: a known client's
+/// request whose body stops arriving is answered 408 and stores nothing.
+#[tokio::test]
+async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let bound = stage6::BODY_READ_TIMEOUT + Duration::from_secs(5);
+    let headers = [
+        ("authorization", "Bearer token-of-a"),
+        ("idempotency-key", "key-1"),
+        ("content-type", "application/json"),
+    ];
+    let stalled =
+        harness::post_a_body_that_stops(addr, "/payments", &headers, 5 << 20, 1024, bound).await;
+    let Some(answer) = &stalled.answer else {
+        panic!("no answer {bound:?} after the body stopped arriving: the route waits for ever")
+    };
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert_eq!(
+        answer.body["type"],
+        format!("{}body-timeout", payment_model::PROBLEM_BASE),
+        "the problem type says what was wrong: {answer:?}"
+    );
+    assert!(
+        stalled.closed,
+        "the server closes the connection after a 408"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+
 // ANCHOR: two_clients
 #[tokio::test]
 async fn the_same_key_from_two_clients_makes_two_payments() {

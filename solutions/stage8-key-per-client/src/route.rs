@@ -89,13 +89,14 @@ impl Payments for App {
     }
 }
 
-/// `POST /payments`, answered with `payments`' own `create_payment`; axum's own
-/// refusals (a body over its limit, another method or path) as problems, like the
-/// route's.
+/// `POST /payments`, answered with `payments`' own `create_payment`; its body read
+/// within stage 6's bound (408 past it); axum's own refusals (a body over its
+/// limit, another method or path) as problems, like the route's.
 pub fn payments_router<P: Payments>(payments: P) -> Router {
     Router::new()
         .route("/payments", post(create::<P>))
         .with_state(payments)
+        .route_layer(middleware::from_fn(stage6::body_within_bound))
         .layer(middleware::map_response(stage6::refusals_as_problems))
 }
 

@@ -35,7 +35,7 @@ pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters,
 };
-pub use http::{Answer, Call, CallError, serve};
+pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
 pub use scenario::{
     FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
 };

@@ -438,3 +438,38 @@ async fn with_one_attempt_serializable_isolation_fails_every_waiting_duplicate_w
     );
 }
 // ANCHOR_END: serializable
+
+// ANCHOR: rolled_back_on_return
+/// The database refuses client A's payment after its key was reserved. When
+/// `create_payment` returns its error (the route's 500), its transaction must be
+/// over, and the key free for a retry sent at once (stage 5).
+#[tokio::test]
+async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = stage8::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    );
+    let body = r#"{"orderId":13,"amount":100}"#;
+
+    let seen = harness::failed_payment_as_it_returns(&db, async |pool| {
+        stage8::create_payment(pool, a, "key-13", body, &config()).await
+    })
+    .await;
+
+    assert!(
+        seen.failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {:?}",
+        seen.failed
+    );
+    assert!(
+        seen.in_a_transaction() == 0,
+        "create_payment returned its error while its transaction was still open (the \
+         sessions: {:?}). Dropping `tx` (`?`) only queues the ROLLBACK, sent when the \
+         connection goes back to the pool; until then the key stays locked. Roll back before \
+         returning the error, as stage 5 does.",
+        seen.sessions
+    );
+}
+// ANCHOR_END: rolled_back_on_return

@@ -152,8 +152,10 @@ pub fn answer(paid: Result<Answer, PaymentError>) -> Response {
         Err(PaymentError::InvalidBody(why)) => {
             respond(Reply::invalid_body(&why.to_string()), false)
         }
-        // Nothing was committed (the transaction rolled back): the client may retry
-        // with the same key, and 5xx tells it so.
+        // Either nothing was committed (the transaction rolled back), or the error
+        // came after PostgreSQL committed (COMMIT's answer was lost with the
+        // connection). The route cannot tell which; a retry with the same key is
+        // safe in both cases, and the 500's body says the outcome is unknown.
         Err(e) => {
             eprintln!("POST /payments: {e}");
             respond(Reply::internal_error(), false)

@@ -37,7 +37,8 @@ pub use gate::{
 };
 pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
 pub use scenario::{
-    FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
+    FailedPayment, FailedPaymentReturned, LaterRetry, TwoKeys, failed_payment_as_it_returns,
+    failed_payment_retried, later_retry, two_keys,
 };
 pub use wire::{WireLog, WireRelay};
 

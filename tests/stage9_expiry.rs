@@ -307,7 +307,7 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
                 reaped += stage9::reap_expired_keys(&pool, &config()).await?.keys;
                 runs.fetch_add(1, Ordering::SeqCst);
             }
-            Ok::<u64, sqlx::Error>(reaped)
+            Ok::<u64, stage9::ReapError>(reaped)
         })
     };
     // Two whole runs of the reaper while all 20 requests are in flight.
@@ -371,7 +371,8 @@ async fn the_background_reaper_empties_the_expired_keys() {
             reap_every: Duration::from_millis(10),
             ..config()
         },
-    );
+    )
+    .expect("the reaper's settings are valid");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let left = db.count("SELECT count(*) FROM idempotency_keys").await;
@@ -433,3 +434,160 @@ async fn the_api_serves_the_route_with_the_background_reaper_beside_it() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Client A's id, for the tests that call `create_payment` themselves.
+async fn client_a(db: &TestDb) -> stage9::ClientId {
+    stage9::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    )
+}
+
+// ANCHOR: reaped_mid_request
+/// A repeat finds its key inside the window (its INSERT does nothing); before it
+/// reads the stored answer, the key expires and the reaper deletes it. The
+/// attempt committed nothing and found nothing to replay: it runs again, and the
+/// key, expired and gone, is a new key that pays.
+///
+/// The interleaving is forced with locks: the test holds the key's row, so the
+/// repeat's INSERT waits; a stand-in for the reaper asks for the whole table, so
+/// it gets it as soon as the repeat's transaction ends, and the repeat's read
+/// waits behind it; the stand-in then deletes the key and commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_reaped_between_the_reservation_and_the_read_is_paid_as_a_new_key() {
+    use sqlx::Executor;
+
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    let pool = db.pool(PoolSize::of(2));
+    let first = stage9::create_payment(&pool, a, "order-1", BODY, &config())
+        .await
+        .expect("the first request pays");
+
+    let mut holder = db.connect().await;
+    holder
+        .execute("BEGIN; SELECT 1 FROM idempotency_keys WHERE key = 'order-1' FOR UPDATE")
+        .await
+        .expect("the test holds the key's row");
+    let repeat = tokio::spawn({
+        let pool = pool.clone();
+        async move { stage9::create_payment(&pool, a, "order-1", BODY, &config()).await }
+    });
+    wait_for_lock_waiters(&db, 1).await;
+
+    let mut reaper = db.connect().await;
+    reaper.execute("BEGIN").await.expect("BEGIN");
+    let table_taken = tokio::spawn(async move {
+        reaper
+            .execute("LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE")
+            .await
+            .expect("the stand-in for the reaper takes the table");
+        reaper
+    });
+    harness::wait_for_table_lock_waiters(&db, 1).await;
+    holder.execute("COMMIT").await.expect("COMMIT");
+    let mut reaper = within(Duration::from_secs(10), "the table's lock", table_taken)
+        .await
+        .expect("the stand-in's task ends");
+    // The repeat's transaction is over (it found the key inside the window); its
+    // read of the stored answer now waits behind the stand-in.
+    harness::wait_for_table_lock_waiters(&db, 1).await;
+    reaper
+        .execute("DELETE FROM idempotency_keys WHERE key = 'order-1'; COMMIT")
+        .await
+        .expect("the stand-in reaps the key");
+
+    let repeat = within(Duration::from_secs(10), "the repeat", repeat)
+        .await
+        .expect("the repeat's task ends");
+    let repeat = repeat.unwrap_or_else(|e| {
+        panic!(
+            "the key was reaped between the repeat's INSERT and its read of the answer: that \
+             attempt committed nothing, so it is run again, and the key, gone, is a new key. \
+             create_payment returned {e}"
+        )
+    });
+    assert_eq!(
+        (repeat.reply.status, repeat.replayed),
+        (201, false),
+        "{repeat:?}"
+    );
+    assert_ne!(
+        repeat.reply.payment_id(),
+        first.reply.payment_id(),
+        "a new payment: the key had expired"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
+}
+// ANCHOR_END: reaped_mid_request
+
+/// As in stages 5 and 8: when `create_payment` returns its error, its transaction
+/// is over and the key free.
+#[tokio::test]
+async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    let body = r#"{"orderId":13,"amount":100}"#;
+
+    let seen = harness::failed_payment_as_it_returns(&db, async |pool| {
+        stage9::create_payment(pool, a, "key-13", body, &config()).await
+    })
+    .await;
+
+    assert!(
+        seen.failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {:?}",
+        seen.failed
+    );
+    assert!(
+        seen.in_a_transaction() == 0,
+        "create_payment returned its error while its transaction was still open (the \
+         sessions: {:?}): the key stays locked until sqlx sends the queued ROLLBACK. Roll back \
+         before returning the error.",
+        seen.sessions
+    );
+}
+
+// ANCHOR: config
+/// A batch of 0 keys deletes nothing and is never "not full": the reaper would
+/// loop for ever. A negative one is a LIMIT PostgreSQL refuses. Both are refused
+/// before the reaper touches the database, and so is a retention of zero.
+#[rstest::rstest]
+#[case::a_batch_of_none(stage9::Config { reap_batch: 0, ..config() })]
+#[case::a_negative_batch(stage9::Config { reap_batch: -1, ..config() })]
+#[case::no_retention(stage9::Config { retention: Duration::ZERO, ..config() })]
+#[tokio::test]
+async fn the_reaper_refuses_settings_it_cannot_work_with(#[case] settings: stage9::Config) {
+    let db = TestDb::create(schema()).await;
+    let pool = db.pool(PoolSize::of(1));
+    let refused = within(
+        Duration::from_secs(5),
+        "the reaper, with settings it cannot work with",
+        stage9::reap_expired_keys(&pool, &settings),
+    )
+    .await;
+    let expected = settings
+        .validate()
+        .expect_err("these settings are not valid");
+    assert!(
+        matches!(&refused, Err(stage9::ReapError::Config(why)) if *why == expected),
+        "{settings:?}: the reaper should refuse them with {expected:?}, before it deletes \
+         anything; it returned {refused:?}"
+    );
+    assert!(
+        matches!(stage9::spawn_reaper(pool, settings), Err(why) if why == expected),
+        "{settings:?}: the background reaper is refused at its start, not at each run"
+    );
+}
+
+#[test]
+fn the_default_settings_are_valid() {
+    assert_eq!(stage9::Config::default().validate(), Ok(()));
+}
+// ANCHOR_END: config

@@ -37,6 +37,20 @@ fn request_hash_differs_for_another_amount() {
     );
 }
 
+/// The canonical text is the body as compact JSON with its keys sorted: what
+/// Python's `json.dumps(body, sort_keys=True, separators=(",", ":"))` writes, as the
+/// article's other servers do (servers/). A key row stored by one of them can be
+/// checked by another.
+#[test]
+fn request_hash_is_the_sha256_of_the_compact_json_with_sorted_keys() {
+    assert_eq!(
+        request_hash("{ \"orderId\": 1,\n  \"amount\": 100 }").expect("a valid body hashes"),
+        payment_model::raw_body_hash(r#"{"amount":100,"orderId":1}"#),
+        "the hash is SHA-256 (in hex) of the canonical text {{\"amount\":100,\"orderId\":1}}: \
+         keys sorted, a comma between members, no spacing"
+    );
+}
+
 #[test]
 fn request_hash_differs_for_another_order() {
     assert_ne!(

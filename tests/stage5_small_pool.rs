@@ -223,3 +223,33 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
     );
 }
 // ANCHOR_END: rolled_back_on_return
+
+/// The database refuses to store keys: the reserving INSERT fails with an error
+/// that is not a lock timeout. That is an error (the route's 500, "outcome
+/// unknown"), not a 409: no request with the key is in flight, and a client told
+/// "in flight, retry later" would be told so again at every retry.
+#[tokio::test]
+async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
+    let db = TestDb::create(reference_schema()).await;
+    db.execute(
+        "CREATE FUNCTION refuse_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'keys cannot be stored'; END $$;
+         CREATE TRIGGER refuse_keys BEFORE INSERT ON idempotency_keys
+           FOR EACH ROW EXECUTE FUNCTION refuse_keys();",
+    )
+    .await;
+    let pool = db.pool(PoolSize::of(2));
+    let body = PaymentRequest {
+        order_id: 1,
+        amount: 100,
+    }
+    .to_body();
+
+    let result = create_payment(&pool, "key-1", &body).await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
+        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
+         error of the reserving INSERT is returned as an error, not answered 409: {result:?}"
+    );
+}

@@ -74,6 +74,28 @@ async fn a_repeat_replays_the_stored_status_and_body() {
 }
 
 #[tokio::test]
+async fn different_keys_make_different_payments() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let a = post(addr, Some("key-a"), BODY).await;
+    let b = post(addr, Some("key-b"), BODY).await;
+    assert!(
+        (a.status, b.status) == (201, 201),
+        "each key's first request pays: {a:?}, {b:?}"
+    );
+    assert_ne!(
+        a.body["id"], b.body["id"],
+        "two keys are two payments, even with the same body: the route must pass each request's \
+         own key to create_payment"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
+}
+
+#[tokio::test]
 async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
     let db = TestDb::create(reference_schema()).await;
     let addr = serve(&db).await;
@@ -103,6 +125,9 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
 #[case::key_too_long(Some(LONG_KEY.as_str()), BODY, 400, "idempotency-key-too-long")]
 #[case::unterminated_quote(Some("\"key-1"), BODY, 400, "idempotency-key-malformed")]
 #[case::key_with_a_parameter(Some("\"key-1\";p=1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_space(Some("key 1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_quote(Some("key\"1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_backslash(Some("key\\1"), BODY, 400, "idempotency-key-malformed")]
 #[case::not_json(Some("key-1"), "amount=100", 400, "invalid-body")]
 #[case::missing_field(Some("key-1"), r#"{"orderId":1}"#, 400, "invalid-body")]
 #[case::zero_amount(Some("key-1"), r#"{"orderId":1,"amount":0}"#, 400, "invalid-body")]

@@ -73,6 +73,24 @@ async fn a_repeat_replays_the_stored_status_and_body() {
     );
 }
 
+/// In an sf-string, `\"` and `\\` are a quote and a backslash of the key: the key
+/// stored is the text they spell.
+#[tokio::test]
+async fn a_quoted_key_is_stored_unescaped() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let answer = post(addr, Some(r#""k\"1\\2""#), BODY).await;
+    assert_eq!(answer.status, 201, "{answer:?}");
+    let stored = db
+        .count(r#"SELECT count(*) FROM idempotency_keys WHERE key = 'k"1\2'"#)
+        .await;
+    assert!(
+        stored == 1,
+        "Idempotency-Key: \"k\\\"1\\\\2\" is the key k\"1\\2 (the escapes undone): no key row \
+         holds that text"
+    );
+}
+
 #[tokio::test]
 async fn different_keys_make_different_payments() {
     let db = TestDb::create(reference_schema()).await;
@@ -128,6 +146,12 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
 #[case::bare_key_with_a_space(Some("key 1"), BODY, 400, "idempotency-key-malformed")]
 #[case::bare_key_with_a_quote(Some("key\"1"), BODY, 400, "idempotency-key-malformed")]
 #[case::bare_key_with_a_backslash(Some("key\\1"), BODY, 400, "idempotency-key-malformed")]
+#[case::quoted_key_with_an_unknown_escape(
+    Some(r#""key\x1""#),
+    BODY,
+    400,
+    "idempotency-key-malformed"
+)]
 #[case::not_json(Some("key-1"), "amount=100", 400, "invalid-body")]
 #[case::missing_field(Some("key-1"), r#"{"orderId":1}"#, 400, "invalid-body")]
 #[case::zero_amount(Some("key-1"), r#"{"orderId":1,"amount":0}"#, 400, "invalid-body")]

@@ -473,3 +473,117 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
     );
 }
 // ANCHOR_END: rolled_back_on_return
+
+// ANCHOR: default_settings
+/// The route `cargo workbook api --stage 8` serves: `stage8::router`, with the
+/// default settings. A's first request is held in its payment (the harness's
+/// gate); its duplicate waits the default 250 ms on the key, and is told 409,
+/// "retry later", with `Retry-After`, instead of a 500 or a wait without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let addr = serve(stage8::router(db.pool(PoolSize::of(10)))).await;
+    let gate = harness::PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post(addr, A, Some("key-1"), BODY));
+    gate.wait_until_held_by(&db, 1, &first).await;
+
+    let duplicate = Call::post(addr, "/payments", BODY)
+        .authorization(A)
+        .key(Some("key-1"))
+        .within(Duration::from_secs(10))
+        .send()
+        .await;
+    gate.open().await;
+    let first = harness::within(Duration::from_secs(10), "the first request", first)
+        .await
+        .expect("the first request's task ends");
+
+    assert_eq!(
+        duplicate.status, 409,
+        "a duplicate of a request still in flight waits the bounded 250 ms on the key, then \
+         is told 409 (the key's lock timed out: SQLSTATE 55P03): {duplicate:?}"
+    );
+    assert_eq!(
+        duplicate.body["type"],
+        format!("{}request-in-flight", payment_model::PROBLEM_BASE),
+        "{duplicate:?}"
+    );
+    assert_eq!(
+        first.status, 201,
+        "the first request pays once let go: {first:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "one payment");
+}
+// ANCHOR_END: default_settings
+
+// ANCHOR: bounded_retry
+/// A transaction that fails with a serialization failure is run again, at most
+/// `config.attempts` times in all; one that fails with any other error is not run
+/// again. A trigger refuses the payment for order 13, every time, with the given
+/// SQLSTATE, and counts its runs in a sequence (which no rollback undoes).
+#[rstest]
+#[case::a_serialization_failure("40001", 3)]
+#[case::another_error("P0001", 1)]
+#[tokio::test]
+async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attempts(
+    #[case] sqlstate: &str,
+    #[case] runs: i64,
+) {
+    use sqlx::Executor;
+
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = stage8::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    );
+    let mut conn = db.connect().await;
+    conn.execute(sqlx::AssertSqlSafe(format!(
+        "CREATE SEQUENCE payment_runs;
+         CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.order_id = 13 THEN
+             PERFORM nextval('payment_runs');
+             RAISE EXCEPTION 'refused' USING ERRCODE = '{sqlstate}';
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
+           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();"
+    )))
+    .await
+    .expect("the trigger is installed");
+    let pool = db.pool(PoolSize::of(2));
+    let config = stage8::Config {
+        attempts: 3,
+        ..config()
+    };
+
+    let result = harness::within(
+        Duration::from_secs(20),
+        "create_payment",
+        stage8::create_payment(
+            &pool,
+            a,
+            "key-13",
+            r#"{"orderId":13,"amount":100}"#,
+            &config,
+        ),
+    )
+    .await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
+        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+    );
+    let ran = db
+        .count("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM payment_runs")
+        .await;
+    assert!(
+        ran == runs,
+        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (config.attempts is \
+         3; only 40001 and 40P01 are run again), it ran {ran} time(s)"
+    );
+}
+// ANCHOR_END: bounded_retry

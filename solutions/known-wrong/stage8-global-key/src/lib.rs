@@ -17,3 +17,8 @@ pub async fn create_payment(
 ) -> Result<stage8_answer::Answer, payment_model::PaymentError> {
     stage8_answer::global_key::create_payment(pool, client, key, body).await
 }
+
+/// The global key's route with the default settings, as `stage8::router` is.
+pub fn router(pool: sqlx::PgPool) -> Router {
+    router_with(pool, Config::default())
+}

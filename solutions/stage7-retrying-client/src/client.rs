@@ -196,6 +196,31 @@ mod tests {
     }
 
     #[test]
+    fn the_backoff_doubles_with_each_try_within_its_jitter() {
+        let client = PaymentsClient::new(
+            "http://127.0.0.1:1",
+            RetryPolicy {
+                first_delay: Duration::from_millis(200),
+                ..RetryPolicy::default()
+            },
+        );
+        for attempt in 1..=4u32 {
+            // 200 ms × 2^(attempt-1), times a factor in [0.5, 1.5).
+            let base = 200u128 << (attempt - 1);
+            let (low, high) = (base / 2, base * 3 / 2);
+            // Many draws: a wrong formula whose range only overlaps the right one
+            // falls outside it in most of them.
+            for _ in 0..200 {
+                let wait = client.backoff(attempt).as_millis();
+                assert!(
+                    (low..high).contains(&wait),
+                    "after try {attempt}: {wait} ms, outside [{low}, {high}) ms"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_wait_is_what_the_server_asked_for_capped_at_max_delay() {
         let client = PaymentsClient::new(
             "http://127.0.0.1:1",

@@ -44,9 +44,10 @@ struct Verifier<'a> {
     workspace: Option<Build>,
 }
 
-/// `only`: one stage's checks instead of every stage's and the review's.
-pub fn run(wb: &Workbook, only: Option<u32>, timeout: Duration) -> Result<bool, Error> {
-    if let Some(n) = only {
+/// `only`: these stages' checks instead of every stage's and the review's (all
+/// when empty).
+pub fn run(wb: &Workbook, only: &[u32], timeout: Duration) -> Result<bool, Error> {
+    for &n in only {
         wb.stage(n)?;
     }
     let started = Instant::now();
@@ -68,7 +69,7 @@ pub fn run(wb: &Workbook, only: Option<u32>, timeout: Duration) -> Result<bool, 
 }
 
 impl Verifier<'_> {
-    fn all(&mut self, only: Option<u32>) -> Result<(), Error> {
+    fn all(&mut self, only: &[u32]) -> Result<(), Error> {
         self.metadata();
         self.exercise_files()?;
         self.spinner
@@ -93,10 +94,13 @@ impl Verifier<'_> {
         );
         self.workspace = Some(build);
         let stages = self.wb.stages.clone();
-        for stage in stages.iter().filter(|s| only.is_none_or(|n| s.number == n)) {
+        for stage in stages
+            .iter()
+            .filter(|s| only.is_empty() || only.contains(&s.number))
+        {
             self.stage(stage)?;
         }
-        if only.is_none() {
+        if only.is_empty() {
             self.review()?;
         }
         self.lints()

@@ -591,3 +591,71 @@ fn the_default_settings_are_valid() {
     assert_eq!(stage9::Config::default().validate(), Ok(()));
 }
 // ANCHOR_END: config
+
+// ANCHOR: bounded_retry
+/// As in stage 8: a serialization failure is run again, at most
+/// `config.route.attempts` times in all; any other error (but a key reaped
+/// mid-request) is not run again. A trigger refuses the payment for order 13,
+/// every time, with the given SQLSTATE, and counts its runs in a sequence (which
+/// no rollback undoes).
+#[rstest::rstest]
+#[case::a_serialization_failure("40001", 3)]
+#[case::another_error("P0001", 1)]
+#[tokio::test]
+async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attempts(
+    #[case] sqlstate: &str,
+    #[case] runs: i64,
+) {
+    use sqlx::Executor;
+
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    let mut conn = db.connect().await;
+    conn.execute(sqlx::AssertSqlSafe(format!(
+        "CREATE SEQUENCE payment_runs;
+         CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.order_id = 13 THEN
+             PERFORM nextval('payment_runs');
+             RAISE EXCEPTION 'refused' USING ERRCODE = '{sqlstate}';
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
+           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();"
+    )))
+    .await
+    .expect("the trigger is installed");
+    let pool = db.pool(PoolSize::of(2));
+    let mut settings = config();
+    settings.route.attempts = 3;
+
+    let result = within(
+        Duration::from_secs(20),
+        "create_payment",
+        stage9::create_payment(
+            &pool,
+            a,
+            "key-13",
+            r#"{"orderId":13,"amount":100}"#,
+            &settings,
+        ),
+    )
+    .await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
+        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+    );
+    let ran = db
+        .count("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM payment_runs")
+        .await;
+    assert!(
+        ran == runs,
+        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (attempts is 3; \
+         only a serialization failure, or a key reaped mid-request, is run again), it ran \
+         {ran} time(s)"
+    );
+}
+// ANCHOR_END: bounded_retry

@@ -659,3 +659,67 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
     );
 }
 // ANCHOR_END: bounded_retry
+
+// ANCHOR: default_settings
+/// The route `cargo workbook api --stage 9` serves, with the default settings: a
+/// duplicate of a request in flight waits the bounded 250 ms on the key, and is
+/// told 409, "retry later" (stage 5's answer, kept by stages 8 and 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let router = stage9::router_with(db.pool(PoolSize::of(10)), stage9::Config::default());
+    let addr = harness::serve(|listener| stage9::serve(listener, router)).await;
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post_as_a(addr, "order-1"));
+    until_held(&db, &first).await;
+
+    let duplicate = Call::post(addr, "/payments", BODY)
+        .authorization(Some("Bearer token-of-a"))
+        .key(Some("order-1"))
+        .within(Duration::from_secs(10))
+        .send()
+        .await;
+    gate.open().await;
+    let first = within(Duration::from_secs(10), "the first request", first)
+        .await
+        .expect("the first request's task ends");
+
+    assert_eq!(
+        duplicate.status, 409,
+        "a duplicate of a request still in flight is told 409 once the key's lock times out \
+         (SQLSTATE 55P03): {duplicate:?}"
+    );
+    assert_eq!(
+        first.status, 201,
+        "the first request pays once let go: {first:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "one payment");
+}
+// ANCHOR_END: default_settings
+
+/// The database refuses to store keys: the reservation fails with an error that
+/// is not a lock timeout. That is an error (the route's 500), not a 409: no
+/// request with the key is in flight.
+#[tokio::test]
+async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    db.execute(
+        "CREATE FUNCTION refuse_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'keys cannot be stored'; END $$;
+         CREATE TRIGGER refuse_keys BEFORE INSERT ON idempotency_keys
+           FOR EACH ROW EXECUTE FUNCTION refuse_keys();",
+    )
+    .await;
+    let a = client_a(&db).await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let result = stage9::create_payment(&pool, a, "order-1", BODY, &config()).await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
+        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
+         error of the reservation is returned as an error, not answered 409: {result:?}"
+    );
+}

@@ -231,13 +231,7 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
 #[tokio::test]
 async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
     let db = TestDb::create(reference_schema()).await;
-    db.execute(
-        "CREATE FUNCTION refuse_keys() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'keys cannot be stored'; END $$;
-         CREATE TRIGGER refuse_keys BEFORE INSERT ON idempotency_keys
-           FOR EACH ROW EXECUTE FUNCTION refuse_keys();",
-    )
-    .await;
+    harness::refuse_keys(&db).await;
     let pool = db.pool(PoolSize::of(2));
     let body = PaymentRequest {
         order_id: 1,

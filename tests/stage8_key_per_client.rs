@@ -520,8 +520,8 @@ async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_40
 // ANCHOR: bounded_retry
 /// A transaction that fails with a serialization failure is run again, at most
 /// `config.attempts` times in all; one that fails with any other error is not run
-/// again. A trigger refuses the payment for order 13, every time, with the given
-/// SQLSTATE, and counts its runs in a sequence (which no rollback undoes).
+/// again. The database refuses the payment for order 13, every time, with the
+/// given SQLSTATE, and counts the runs (`harness::refuse_order_13`).
 #[rstest]
 #[case::a_serialization_failure("40001", 3)]
 #[case::another_error("P0001", 1)]
@@ -530,30 +530,13 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
     #[case] sqlstate: &str,
     #[case] runs: i64,
 ) {
-    use sqlx::Executor;
-
     let db = TestDb::create(schema()).await;
     db.execute(CLIENTS).await;
     let a = stage8::ClientId(
         db.count("SELECT id FROM clients WHERE name = 'client-a'")
             .await,
     );
-    let mut conn = db.connect().await;
-    conn.execute(sqlx::AssertSqlSafe(format!(
-        "CREATE SEQUENCE payment_runs;
-         CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.order_id = 13 THEN
-             PERFORM nextval('payment_runs');
-             RAISE EXCEPTION 'refused' USING ERRCODE = '{sqlstate}';
-           END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
-           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();"
-    )))
-    .await
-    .expect("the trigger is installed");
+    harness::refuse_order_13(&db, sqlstate).await;
     let pool = db.pool(PoolSize::of(2));
     let config = stage8::Config {
         attempts: 3,
@@ -577,9 +560,7 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
         matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
         "every run fails with {sqlstate}, so create_payment does: {result:?}"
     );
-    let ran = db
-        .count("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM payment_runs")
-        .await;
+    let ran = harness::refused_payments(&db).await;
     assert!(
         ran == runs,
         "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (config.attempts is \

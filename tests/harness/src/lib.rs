@@ -38,7 +38,7 @@ pub use gate::{
 pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
 pub use scenario::{
     FailedPayment, FailedPaymentReturned, LaterRetry, TwoKeys, failed_payment_as_it_returns,
-    failed_payment_retried, later_retry, two_keys,
+    failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,
 };
 pub use wire::{WireLog, WireRelay};
 

@@ -96,7 +96,7 @@ pub async fn failed_payment_retried(
     db: &TestDb,
     create_payment: impl AsyncFn(&PgPool, &str, &str) -> Result<Reply, PaymentError>,
 ) -> FailedPayment {
-    refuse_order_13(db).await;
+    refuse_order_13(db, "P0001").await;
     let pool = db.pool(PoolSize::of(2));
 
     let failed = create_payment(&pool, "key-13", &body(13, 100)).await;
@@ -113,17 +113,53 @@ pub async fn failed_payment_retried(
 }
 // ANCHOR_END: failed_payment
 
-/// From now on the database refuses every payment for order 13: a trigger raises
-/// an error in their INSERT, inside the paying transaction.
-async fn refuse_order_13(db: &TestDb) {
+/// From now on the database refuses every payment for order 13, inside the
+/// paying transaction, with SQLSTATE `sqlstate` (`P0001` a plain error, `40001` a
+/// serialization failure), and counts the payments it refused
+/// ([`refused_payments`]) in a sequence, which no rollback undoes.
+pub async fn refuse_order_13(db: &TestDb, sqlstate: &str) {
+    assert!(
+        sqlstate.len() == 5 && sqlstate.bytes().all(|b| b.is_ascii_alphanumeric()),
+        "harness: {sqlstate:?} is not a SQLSTATE"
+    );
+    let mut conn = db.connect().await;
+    let installed = sqlx::Executor::execute(
+        &mut conn,
+        sqlx::AssertSqlSafe(format!(
+            "CREATE SEQUENCE refused_payments;
+             CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF NEW.order_id = 13 THEN
+                 PERFORM nextval('refused_payments');
+                 RAISE EXCEPTION 'payments for order 13 are down' USING ERRCODE = '{sqlstate}';
+               END IF;
+               RETURN NEW;
+             END $$;
+             CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
+               FOR EACH ROW EXECUTE FUNCTION refuse_order_13();"
+        )),
+    )
+    .await;
+    if let Err(e) = installed {
+        panic!("harness: could not make the database refuse payments: {e}");
+    }
+    let _ = sqlx::Connection::close(conn).await;
+}
+
+/// How many payments [`refuse_order_13`] refused so far.
+pub async fn refused_payments(db: &TestDb) -> i64 {
+    db.count("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM refused_payments")
+        .await
+}
+
+/// From now on the database refuses to store any key: a trigger raises an error
+/// (SQLSTATE `P0001`) in their INSERT.
+pub async fn refuse_keys(db: &TestDb) {
     db.execute(
-        "CREATE FUNCTION refuse_order_13() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-           IF NEW.order_id = 13 THEN RAISE EXCEPTION 'payments for order 13 are down'; END IF;
-           RETURN NEW;
-         END $$;
-         CREATE TRIGGER refuse_order_13 BEFORE INSERT ON payments
-           FOR EACH ROW EXECUTE FUNCTION refuse_order_13();",
+        "CREATE FUNCTION refuse_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'keys cannot be stored'; END $$;
+         CREATE TRIGGER refuse_keys BEFORE INSERT ON idempotency_keys
+           FOR EACH ROW EXECUTE FUNCTION refuse_keys();",
     )
     .await;
 }
@@ -169,7 +205,7 @@ pub async fn failed_payment_as_it_returns<T>(
         "harness: failed_payment_as_it_returns needs #[tokio::test]'s current-thread runtime, \
          not {flavor:?}"
     );
-    refuse_order_13(db).await;
+    refuse_order_13(db, "P0001").await;
     let pool = db.pool(PoolSize::of(2));
     let failed = call(&pool).await;
     // No `.await` from here until the states are read: nothing else runs on this

@@ -587,8 +587,18 @@ async fn the_reaper_refuses_settings_it_cannot_work_with(#[case] settings: stage
 }
 
 #[test]
-fn the_default_settings_are_valid() {
+fn the_default_and_the_smallest_settings_are_valid() {
     assert_eq!(stage9::Config::default().validate(), Ok(()));
+    let smallest = stage9::Config {
+        reap_batch: 1,
+        retention: Duration::from_millis(1),
+        ..stage9::Config::default()
+    };
+    assert_eq!(
+        smallest.validate(),
+        Ok(()),
+        "a batch of 1 key and a retention of 1 ms are slow and short, not wrong"
+    );
 }
 // ANCHOR_END: config
 

@@ -49,6 +49,13 @@ fn request_hash_is_the_sha256_of_the_compact_json_with_sorted_keys() {
         "the hash is SHA-256 (in hex) of the canonical text {{\"amount\":100,\"orderId\":1}}: \
          keys sorted, a comma between members, no spacing"
     );
+    // Stage 12's layer hashes any route's body with it: nested objects and arrays too.
+    assert_eq!(
+        request_hash(r#"{ "b": [1, 2], "a": { "d": 1, "c": [] } }"#).expect("JSON hashes"),
+        payment_model::raw_body_hash(r#"{"a":{"c":[],"d":1},"b":[1,2]}"#),
+        "nested objects have their keys sorted too, and an array keeps its order, with a comma \
+         between items: [1,2] and [12] are not the same body"
+    );
 }
 
 #[test]

@@ -30,7 +30,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
-use probe::{CheckId, Options, Report, Verdict};
+use probe::{CheckId, Options, Report, Role, Verdict};
 use server::external::{
     ExternalServer, ServerError, article_api, article_schema, missing_setup, servers_dir,
 };
@@ -424,37 +424,39 @@ fn table(lang: Lang, probed: &[(Name, Report)]) -> String {
     out
 }
 
-/// The burst's answers and payments, and the run's time, from the report's evidence:
-/// "201 ×20, 1 payment; the probe took 0.6 s.".
+/// The burst's answers and payments, and the run's time: "201 ×20, 1 payment; the
+/// probe took 0.6 s.".
 fn burst_figures(lang: Lang, report: &Report) -> String {
-    let evidence = report
-        .check(CheckId::Burst)
-        .map(|c| c.evidence.as_slice())
-        .unwrap_or_default();
-    // "20 requests, key …, heads first then every body at once[, spread across 2
-    // instances]: 201 ×20 in 34 ms"
-    let answers = evidence
-        .first()
-        .and_then(|line| line.split_once(" at once"))
-        .and_then(|(_, rest)| rest.split_once(": "))
-        .map(|(_, rest)| rest.rsplit_once(" in ").map_or(rest, |(tally, _)| tally))
-        .map_or_else(
-            || lang.t("not run", "não executada").to_owned(),
-            |tally| tally.replace("unanswered", lang.t("unanswered", "sem resposta")),
-        );
-    // "effects: 10 created (expected 1)"
-    let payments = evidence
-        .iter()
-        .find_map(|line| line.strip_prefix("effects: "))
-        .and_then(|rest| rest.split_once(' '))
-        .map(|(n, _)| match n {
-            "1" => lang.t("1 payment", "1 pagamento").to_owned(),
-            n => format!("{n} {}", lang.t("payments", "pagamentos")),
-        })
-        .unwrap_or_else(|| {
-            lang.t("payments not counted", "pagamentos não contados")
-                .to_owned()
-        });
+    let burst = report.check(CheckId::Burst);
+    // Its first answers (the 409s it retried come after them, as in-flight-retry).
+    let first: Vec<String> = {
+        let mut tally = std::collections::BTreeMap::new();
+        for seen in burst
+            .map(|c| c.answers.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| s.role == Role::Burst)
+        {
+            let outcome = match seen.status() {
+                Some(status) => status.to_string(),
+                None => lang.t("unanswered", "sem resposta").to_owned(),
+            };
+            *tally.entry(outcome).or_insert(0) += 1;
+        }
+        tally.iter().map(|(o, n)| format!("{o} ×{n}")).collect()
+    };
+    let answers = if first.is_empty() {
+        lang.t("not run", "não executada").to_owned()
+    } else {
+        first.join(", ")
+    };
+    let payments = match burst.and_then(|c| c.effects).map(|e| e.created) {
+        Some(1) => lang.t("1 payment", "1 pagamento").to_owned(),
+        Some(n) => format!("{n} {}", lang.t("payments", "pagamentos")),
+        None => lang
+            .t("payments not counted", "pagamentos não contados")
+            .to_owned(),
+    };
     let took = lang.number(report.elapsed.as_secs_f64(), 1);
     match lang {
         Lang::En => format!("{answers}, {payments}; the probe took {took} s."),

@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use probe::{CheckId, Options, Report, Verdict};
+use probe::{CheckId, Options, Report, Said, Verdict};
 use tokio::sync::{Mutex, Notify};
 
 /// A key's stored id (once its first request has finished), and what wakes its
@@ -109,9 +109,7 @@ async fn a_409_in_flight_without_retry_after_is_a_warning() {
     let burst = report.check(CheckId::Burst).expect("the burst ran");
     assert_eq!(burst.verdict, Verdict::Warn, "{table}");
     assert!(
-        burst
-            .why
-            .ends_with("but a 409 in flight came without Retry-After"),
+        burst.why.ends_with(&[Said::InFlightWithoutRetryAfter]),
         "{table}"
     );
     assert_eq!(

@@ -30,6 +30,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
+use probe::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
 use probe::{CheckId, Options, Report, Role, Verdict};
 use server::external::{
     ExternalServer, ServerError, article_api, article_schema, missing_setup, servers_dir,
@@ -421,6 +422,78 @@ fn table(lang: Lang, probed: &[(Name, Report)]) -> String {
     });
     out.push_str(&figures.join("\n"));
     out.push('\n');
+    let profiled: Vec<_> = probed
+        .iter()
+        .filter(|((en, _), _)| PROFILED.contains(en))
+        .collect();
+    if !profiled.is_empty() {
+        out.push_str(&profile_table(lang, &profiled));
+    }
+    out
+}
+
+/// The rows of the profile's table: the correct servers of servers/, whose every
+/// check passes (a wrong server's answers show its bug, not a choice).
+const PROFILED: [&str; 4] = ["Python", "TypeScript", "Go", "Java"];
+
+/// What each API chose where the draft leaves it open (the probe's profile), in `lang`.
+fn profile_table(lang: Lang, probed: &[&(Name, Report)]) -> String {
+    let mut out = format!(
+        "\n{}\n\n",
+        lang.t(
+            "What each of them chose where the IETF draft leaves it open (the probe's profile: facts, not verdicts):",
+            "O que cada um escolheu onde o rascunho do IETF deixa em aberto (o perfil do probe: fatos, não veredictos):",
+        )
+    );
+    out.push_str(lang.t(
+        "| server | a duplicate in flight | a replayed answer | another body in flight | how long a key lives |\n",
+        "| servidor | uma duplicata em andamento | uma resposta repetida | outro corpo em andamento | quanto tempo a chave vale |\n",
+    ));
+    out.push_str("|---|---|---|---|---|\n");
+    let not_observed = lang.t("not observed", "não observado");
+    for ((en, pt), report) in probed {
+        let profile = &report.profile;
+        let in_flight = match &profile.in_flight {
+            InFlight::Waits => lang
+                .t(
+                    "waits, then gets the first's answer",
+                    "espera e recebe a resposta da primeira",
+                )
+                .to_owned(),
+            InFlight::Conflict {
+                retry_after: Some(after),
+            } => format!("409, `Retry-After: {after}`"),
+            InFlight::Conflict { retry_after: None } => lang
+                .t("409 without `Retry-After`", "409 sem `Retry-After`")
+                .to_owned(),
+            InFlight::NotObserved => not_observed.to_owned(),
+        };
+        let replay = match &profile.replay_marker {
+            ReplayMarker::Marked { header, value } => {
+                format!("{} `{header}: {value}`", lang.t("marked by", "marcada por"))
+            }
+            ReplayMarker::NotMarked => lang.t("not marked", "não marcada").to_owned(),
+            ReplayMarker::NotObserved => not_observed.to_owned(),
+        };
+        let other_body = match &profile.concurrent_other_body {
+            ConcurrentOtherBody::Unprocessable => "422".to_owned(),
+            ConcurrentOtherBody::Conflict { then } => {
+                format!("409, {} {then}", lang.t("then", "depois"))
+            }
+            ConcurrentOtherBody::OtherRefusal { status } => status.to_string(),
+            ConcurrentOtherBody::NotObserved => not_observed.to_owned(),
+        };
+        let lifetime = match &profile.key_lifetime {
+            KeyLifetime::Advertised { header, value } => format!("`{header}: {value}`"),
+            KeyLifetime::NotAdvertised => lang
+                .t("not said in a header", "não dito num cabeçalho")
+                .to_owned(),
+        };
+        out.push_str(&format!(
+            "| {} | {in_flight} | {replay} | {other_body} | {lifetime} |\n",
+            lang.t(en, pt)
+        ));
+    }
     out
 }
 

@@ -59,7 +59,7 @@ pub fn report(report: &Report, warnings_fail: bool) -> String {
     let _ = writeln!(
         out,
         "    <system-out>{}</system-out>",
-        escape(&format!(
+        text(&format!(
             "{}\n{}\n{}",
             report.target(),
             words::PROFILE_TITLE,
@@ -138,7 +138,7 @@ fn testcase(check: &CheckResult, warnings_fail: bool) -> String {
         format!(
             "      <failure type=\"{kind}\" message=\"{}\">{}</failure>\n",
             escape(&why),
-            escape(&evidence)
+            text(&evidence)
         )
     };
     let inner = match check.verdict {
@@ -146,12 +146,12 @@ fn testcase(check: &CheckResult, warnings_fail: bool) -> String {
         Verdict::Warn if warnings_fail => failure("warn"),
         Verdict::Warn => format!(
             "      <system-out>{}</system-out>\n",
-            escape(&format!("{}\n{evidence}", words::junit::warned(&why)))
+            text(&format!("{}\n{evidence}", words::junit::warned(&why)))
         ),
         Verdict::Skipped => format!("      <skipped message=\"{}\"/>\n", escape(&why)),
         Verdict::Pass => format!(
             "      <system-out>{}</system-out>\n",
-            escape(&format!("{why}\n{evidence}"))
+            text(&format!("{why}\n{evidence}"))
         ),
     };
     out.push_str(">\n");
@@ -173,20 +173,30 @@ fn seconds(d: std::time::Duration) -> String {
     format!("{:.3}", d.as_secs_f64())
 }
 
-/// Text fit for an XML attribute or element: markup escaped, line breaks kept as
-/// character references, and the characters XML 1.0 forbids (control characters a
-/// server's body may hold) replaced by U+FFFD.
+/// Text fit for an element: markup escaped, and the characters XML 1.0 forbids
+/// (control characters a server's body may hold) replaced by U+FFFD.
+fn text(text: &str) -> String {
+    escape_with(text, false)
+}
+
+/// Text fit for an attribute: [`text`]'s, with quotes and line breaks as
+/// character references (a parser would fold a literal line break into a space).
 pub fn escape(text: &str) -> String {
+    escape_with(text, true)
+}
+
+fn escape_with(text: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\n' if attribute => out.push_str("&#10;"),
+            '\r' if attribute => out.push_str("&#13;"),
+            '\t' if attribute => out.push_str("&#9;"),
+            '\n' | '\r' | '\t' => out.push(c),
             c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
@@ -203,6 +213,10 @@ mod tests {
         assert_eq!(
             escape("<a href=\"x\">&</a>\n\u{1}"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;&#10;\u{FFFD}"
+        );
+        assert_eq!(
+            text("<b>\"x\"</b>\n\u{1}"),
+            "&lt;b&gt;\"x\"&lt;/b&gt;\n\u{FFFD}"
         );
     }
 

@@ -86,7 +86,7 @@ pub struct Seconds(#[serde(serialize_with = "crate::as_millis")] pub Duration);
 impl Display for Seconds {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let ms = self.0.as_millis();
-        if ms % 1000 == 0 {
+        if ms.is_multiple_of(1000) {
             write!(f, "{} s", ms / 1000)
         } else {
             write!(f, "{} s", self.0.as_secs_f64())

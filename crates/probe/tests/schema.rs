@@ -56,10 +56,13 @@ fn a_report_made_by_hand_follows_the_schema() {
     reports::assert_valid_json(&probe::json::report(&a_report()));
 }
 
+/// What is changed in a valid report, and how.
+type Mutation = (&'static str, fn(&mut Value));
+
 #[test]
 fn the_schema_refuses_what_the_probe_never_writes() {
     let valid = probe::json::report(&a_report());
-    let mutations: [(&str, fn(&mut Value)); 4] = [
+    let mutations: [Mutation; 4] = [
         ("an unknown verdict", |r| {
             r["checks"][0]["verdict"] = "ok".into()
         }),

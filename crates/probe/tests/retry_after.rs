@@ -13,6 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use probe::profile::InFlight;
 use probe::{CheckId, Options, Report, Said, Verdict};
 use tokio::sync::{Mutex, Notify};
 
@@ -118,6 +119,11 @@ async fn a_409_in_flight_without_retry_after_is_a_warning() {
         "{table}"
     );
     assert!(report.passed(), "a warning fails no run: {table}");
+    assert_eq!(
+        report.profile.in_flight,
+        InFlight::Conflict { retry_after: None },
+        "the profile: a duplicate in flight gets 409, without Retry-After: {table}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -127,6 +133,13 @@ async fn a_409_in_flight_with_retry_after_passes() {
     assert_eq!(
         report.with_verdict(Verdict::Pass),
         [CheckId::Burst, CheckId::Hang],
+        "{table}"
+    );
+    assert_eq!(
+        report.profile.in_flight,
+        InFlight::Conflict {
+            retry_after: Some("1".to_owned())
+        },
         "{table}"
     );
 }

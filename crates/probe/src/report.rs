@@ -38,12 +38,7 @@ pub fn table(report: &Report, width: u16, all_evidence: bool) -> String {
 
 /// [`table`], saying in its summary when warnings fail the run.
 pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail: bool) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width)
-        .set_header(TABLE_HEADINGS);
+    let mut table = laid_out(width, TABLE_HEADINGS.to_vec());
     for check in &report.checks {
         table.add_row([
             check.id.as_str().to_owned(),
@@ -65,18 +60,24 @@ pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail
             }
         }
     }
-    let mut profile = Table::new();
-    profile
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width)
-        .set_header(PROFILE_HEADINGS);
+    let mut profile = laid_out(width, PROFILE_HEADINGS.to_vec());
     for row in profile_rows(report) {
         profile.add_row(row);
     }
     out.push_str(&format!("\n{}\n{profile}\n", words::PROFILE_TITLE));
     out.push_str(&format!("\n{}\n", summary(report, warnings_fail)));
     out
+}
+
+/// An empty table `width` columns wide under `headings`.
+fn laid_out(width: u16, headings: Vec<&str>) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .set_header(headings);
+    table
 }
 
 /// One line: how many checks of each verdict, whether effects were counted, how long.

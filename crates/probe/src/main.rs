@@ -14,7 +14,9 @@ use probe::cli::{self, ProbeArgs};
     name = "idempotency-probe",
     version,
     about = "Check any HTTP API's idempotency from the outside: a burst with one key, replays, \
-             changed bodies, bad keys and bodies, lost answers, hangs."
+             changed bodies, bad keys and bodies, lost answers, hangs.",
+    after_help = "Exit codes: 0 no check failed (warnings too, unless --fail-on-warn); 1 a check \
+                  failed; 2 the probe could not run; 3 only warnings, with --fail-on-warn."
 )]
 struct Cli {
     #[command(flatten)]

@@ -247,7 +247,9 @@ fn insert_result(result: &Result<u64, sqlx::Error>) -> &'static str {
     match result {
         Ok(_) => "succeeds",
         Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("23505") => "fails",
-        Err(e) => panic!("an INSERT of a key failed with something other than a unique violation: {e}"),
+        Err(e) => {
+            panic!("an INSERT of a key failed with something other than a unique violation: {e}")
+        }
     }
 }
 
@@ -291,7 +293,9 @@ async fn an_insert_of_a_key_another_transaction_holds_waits_and_gets_the_key_if_
     };
 
     // Then the first transaction rolls back: its key row never existed.
-    open.rollback().await.expect("the first transaction rolls back");
+    open.rollback()
+        .await
+        .expect("the first transaction rolls back");
     let second_result = harness::within(
         Duration::from_secs(10),
         "the second INSERT, once the first transaction rolled back",

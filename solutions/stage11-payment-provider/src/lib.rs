@@ -25,8 +25,8 @@ mod steps;
 pub use payment::{derived_key, reserve};
 pub use phases::{Lease, RecoveryPoint, Reserved, create_payment};
 pub use provider_client::{
-    App, Config, Provider, ProviderAnswer, ProviderError, payment_pending, payment_refused,
-    provider_failed, provider_not_charged,
+    App, Config, Provider, ProviderAnswer, ProviderError, charge_id, payment_pending,
+    payment_refused, provider_failed, provider_not_charged,
 };
 pub use reaper::{Reaped, Stranded, reap};
 pub use stage8::{Answer, ClientId};

@@ -14,8 +14,8 @@ use stage4::request_hash;
 use stage8::{Answer, ClientId};
 
 use crate::{
-    Claim, answer_from_the_key, claim, derived_key, finish, record_charge, refuse, release,
-    set_aside,
+    Claim, answer_from_the_key, charge_id, claim, derived_key, finish, record_charge, refuse,
+    release, set_aside,
 };
 
 /// How far the request that holds a key got: the phase a retry resumes from.
@@ -62,7 +62,9 @@ pub async fn create_payment(
         RecoveryPoint::Charged { charge_id } => charge_id,
         RecoveryPoint::Started => {
             let provider_key = derived_key(client, key, &hash, "charge");
-            match app.provider.charge(&provider_key, request.amount).await {
+            let answer = app.provider.answer(&provider_key, request.amount).await;
+            // What the provider's answer says about the card.
+            match answer.map_err(ProviderError::from).and_then(charge_id) {
                 Ok(charge_id) => {
                     if !record_charge(&app.pool, client, key, lease, &charge_id).await? {
                         // Taken over while we waited: the key is its request's now.

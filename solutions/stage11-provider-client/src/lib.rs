@@ -132,43 +132,49 @@ pub enum ProviderError {
 }
 // ANCHOR_END: provider_error
 
-/// One answer of the provider, as it came: what [`Provider::charge`] reads.
+/// One answer of the provider, as it came: what [`charge_id`] reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderAnswer {
     pub status: u16,
-    /// `Idempotent-Replayed: true`: the key's saved answer, sent again.
-    pub replayed: bool,
+    /// The `Idempotent-Replayed` header, if the provider sent one.
+    pub replayed: Option<String>,
     pub body: String,
 }
 
 impl ProviderAnswer {
-    // ANCHOR: charge_id
-    /// The charge's id, or what the answer means when it is not a charge.
-    pub fn charge_id(self) -> Result<String, ProviderError> {
-        let Self {
-            status,
-            replayed,
-            body,
-        } = self;
-        match status {
-            200..=299 => {
-                let id = serde_json::from_str::<Value>(&body)
-                    .ok()
-                    .and_then(|answer| answer["id"].as_str().map(str::to_owned));
-                id.ok_or(ProviderError::NoChargeId { status, body })
-            }
-            402 => Err(ProviderError::Declined { status, body }),
-            // Never saved: they say nothing about the key, replayed or not.
-            409 => Err(ProviderError::InFlight(body)),
-            408 | 429 => Err(ProviderError::Throttled { status, body }),
-            500.. if replayed => Err(ProviderError::Indeterminate { status, body }),
-            500.. => Err(ProviderError::Unavailable { status, body }),
-            _ if replayed => Err(ProviderError::Declined { status, body }),
-            _ => Err(ProviderError::Misconfigured { status, body }),
-        }
+    /// `Idempotent-Replayed: true`: the key's saved answer, sent again. Stripe
+    /// sends the header only on a replay; a `false` is no replay.
+    pub fn is_replay(&self) -> bool {
+        self.replayed
+            .as_deref()
+            .is_some_and(|value| value.trim().eq_ignore_ascii_case("true"))
     }
-    // ANCHOR_END: charge_id
 }
+
+// ANCHOR: charge_id
+/// The charge's id in the provider's answer, or what the answer means when it
+/// is not a charge.
+pub fn charge_id(answer: ProviderAnswer) -> Result<String, ProviderError> {
+    let replayed = answer.is_replay();
+    let ProviderAnswer { status, body, .. } = answer;
+    match status {
+        200..=299 => {
+            let id = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|answer| answer["id"].as_str().map(str::to_owned));
+            id.ok_or(ProviderError::NoChargeId { status, body })
+        }
+        402 => Err(ProviderError::Declined { status, body }),
+        // Never saved: they say nothing about the key, replayed or not.
+        409 => Err(ProviderError::InFlight(body)),
+        408 | 429 => Err(ProviderError::Throttled { status, body }),
+        500.. if replayed => Err(ProviderError::Indeterminate { status, body }),
+        500.. => Err(ProviderError::Unavailable { status, body }),
+        _ if replayed => Err(ProviderError::Declined { status, body }),
+        _ => Err(ProviderError::Misconfigured { status, body }),
+    }
+}
+// ANCHOR_END: charge_id
 
 /// The client of the payment provider: `POST {url}/charges`.
 #[derive(Debug, Clone)]
@@ -197,7 +203,7 @@ impl Provider {
     /// (the charge, or the refusal) instead of charging again. Returns the
     /// charge's id.
     pub async fn charge(&self, provider_key: &str, amount: i32) -> Result<String, ProviderError> {
-        self.answer(provider_key, amount).await?.charge_id()
+        charge_id(self.answer(provider_key, amount).await?)
     }
     // ANCHOR_END: charge
 
@@ -216,13 +222,10 @@ impl Provider {
             .send()
             .await?;
         let status = response.status().as_u16();
-        // Stripe marks a replay with `Idempotent-Replayed: true`; a `false` is
-        // no replay.
         let replayed = response
             .headers()
             .get("idempotent-replayed")
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.trim().eq_ignore_ascii_case("true"));
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
         let body = response.text().await?;
         Ok(ProviderAnswer {
             status,

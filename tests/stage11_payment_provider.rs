@@ -374,6 +374,11 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         "the provider did not confirm the charge: answer 502, and let the client retry \
          with the same key: {first:?}"
     );
+    assert_eq!(
+        first.reply,
+        stage11::provider_failed(),
+        "the provider may have charged: never tell the client nothing was charged"
+    );
     // No lease to wait for: the request that failed let its key go.
     let retry = pay(&s.app, A, "order-1", BODY).await;
 
@@ -1302,6 +1307,27 @@ async fn each_provider_answer_is_read_for_what_it_says_about_the_card(
     }
 }
 // ANCHOR_END: provider_answers
+
+#[tokio::test]
+async fn the_provider_client_returns_the_charge_id_or_why_there_is_none() {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider
+        .inject([ProviderFault::Pass, ProviderFault::Decline]);
+    let charged = s.app.provider.charge("key-1", 100).await;
+    let declined = s.app.provider.charge("key-2", 100).await;
+    assert_eq!(
+        charged.ok().as_deref(),
+        Some("ch_1"),
+        "the charge's id, from the provider's answer"
+    );
+    assert!(
+        matches!(
+            declined,
+            Err(stage11::ProviderError::Declined { status: 402, .. })
+        ),
+        "a declined card is the provider's final refusal: {declined:?}"
+    );
+}
 
 // ANCHOR: replayed_false
 #[tokio::test]

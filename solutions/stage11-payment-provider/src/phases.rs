@@ -114,9 +114,7 @@ async fn not_charged(
         e => {
             let reply = match e {
                 ProviderError::InFlight(_) => Reply::in_flight(),
-                ProviderError::Throttled { .. } | ProviderError::Misconfigured { .. } => {
-                    provider_not_charged()
-                }
+                ProviderError::TurnedAway { .. } => provider_not_charged(),
                 _ => provider_failed(),
             };
             (release(&app.pool, client, key, lease).await?, reply)

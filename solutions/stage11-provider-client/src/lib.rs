@@ -107,15 +107,15 @@ pub enum ProviderError {
     /// (its 409): nothing was saved for this one.
     #[error("the provider is still processing another request with this key: {0}")]
     InFlight(String),
-    /// 408 or 429: turned away before the provider's idempotency layer (Stripe's
-    /// rate limiters run before it). Nothing was charged or saved: retry later.
-    #[error("the provider asked us to come back later ({status}): {body}")]
-    Throttled { status: u16, body: String },
-    /// Any other 4xx (or a 3xx) it did not say it replayed: our request or our
-    /// credentials are wrong (400, 401, 403, 404...). Nothing was charged, and
-    /// nothing is final: once an operator fixes it, a retry with the key charges.
-    #[error("the provider refused our request ({status}), a configuration error: {body}")]
-    Misconfigured { status: u16, body: String },
+    /// A 4xx (or a 3xx) it did not say it replayed: turned away before its
+    /// idempotency layer (a rate limit's 429, a 408, a 401: Stripe's rate
+    /// limiters run before that layer), or a request of ours it refused without
+    /// keeping the refusal (most 400s, a 403, a 404: our request or our
+    /// configuration is wrong). Nothing was charged, and nothing is final: a
+    /// retry with the key charges once the provider takes it (later, or once an
+    /// operator fixed what is wrong).
+    #[error("the provider turned the charge away ({status}): {body}")]
+    TurnedAway { status: u16, body: String },
     /// The provider's final refusal for this key: a 402 (a declined card), or a
     /// 4xx it replayed. Nothing was charged, and the same key never will be.
     #[error("the provider refused the charge ({status}): {body}")]
@@ -165,13 +165,12 @@ pub fn charge_id(answer: ProviderAnswer) -> Result<String, ProviderError> {
             id.ok_or(ProviderError::NoChargeId { status, body })
         }
         402 => Err(ProviderError::Declined { status, body }),
-        // Never saved: they say nothing about the key, replayed or not.
+        // Never saved: it says nothing about the key, replayed or not.
         409 => Err(ProviderError::InFlight(body)),
-        408 | 429 => Err(ProviderError::Throttled { status, body }),
         500.. if replayed => Err(ProviderError::Indeterminate { status, body }),
         500.. => Err(ProviderError::Unavailable { status, body }),
         _ if replayed => Err(ProviderError::Declined { status, body }),
-        _ => Err(ProviderError::Misconfigured { status, body }),
+        _ => Err(ProviderError::TurnedAway { status, body }),
     }
 }
 // ANCHOR_END: charge_id

@@ -10,6 +10,7 @@ mod exercise_files;
 mod judgement;
 mod l10n;
 mod libtest;
+mod lines;
 mod observations;
 mod render;
 mod review;

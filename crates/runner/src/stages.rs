@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::{Error, StagesError};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,15 +64,6 @@ pub struct Stage {
     pub hints: Vec<String>,
     pub predictions: Vec<Prediction>,
     pub known_wrong: Vec<KnownWrong>,
-}
-
-/// Why a stages file cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum StagesError {
-    #[error("{0}")]
-    Toml(#[from] toml::de::Error),
-    #[error("stage {number} has no `{field}` and no `slug` to derive it from")]
-    Underived { number: u32, field: &'static str },
 }
 
 impl StageEntry {

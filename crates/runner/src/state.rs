@@ -157,11 +157,12 @@ impl State {
         Ok(hints)
     }
 
-    pub fn reviews(&self) -> Result<crate::review::Reviews, Error> {
+    /// `review.json`, in the shape the capstone gives it (`review::Reviews`).
+    pub fn reviews<R: DeserializeOwned + Default>(&self) -> Result<R, Error> {
         read_json(&self.dir.join("review.json"))
     }
 
-    pub fn save_reviews(&self, reviews: &crate::review::Reviews) -> Result<(), Error> {
+    pub fn save_reviews(&self, reviews: &impl Serialize) -> Result<(), Error> {
         let _lock = self.lock()?;
         write_json(&self.dir.join("review.json"), reviews)
     }

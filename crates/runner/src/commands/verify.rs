@@ -159,7 +159,7 @@ impl Verifier<'_> {
     /// code is the solution's file, compiled in with `#[path]`, or an identical copy,
     /// and a crate root the learner does not edit holds only wiring.
     fn exercise_files(&mut self) -> Result<(), Error> {
-        let dirs = super::package_dirs(&self.cargo)?;
+        let dirs = self.cargo.package_dirs()?;
         let stages = self.wb.stages.clone();
         for stage in &stages {
             let (Some(exercise), Some(solution)) =

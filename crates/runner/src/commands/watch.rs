@@ -20,10 +20,11 @@ use std::time::{Duration, SystemTime};
 use console::Term;
 
 use crate::cargo::Cargo;
+use crate::commands::hint;
 use crate::commands::stage::{self, StageOptions};
-use crate::commands::{hint, package_dir, walk};
 use crate::environment::{self, command};
 use crate::error::Error;
+use crate::exercise_files::walk;
 use crate::render;
 use crate::state::State;
 use crate::t;
@@ -60,7 +61,7 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
     loop {
         let stage_meta = wb.stage(number)?;
         let cargo = Cargo::new(&wb.root, false);
-        let dir = package_dir(&cargo, &stage_meta.exercise)?;
+        let dir = cargo.package_dir(&stage_meta.exercise)?;
         let extra: Vec<PathBuf> = stage_meta.edit.iter().map(|f| wb.root.join(f)).collect();
         let before = snapshot(&dir, &extra);
         if environment::stdout_is_terminal() {

@@ -61,23 +61,11 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Predict, then run stage N's tests against your exercise.
-    Stage {
-        number: u32,
-        /// Do not ask the prediction questions.
-        #[arg(long)]
-        no_predict: bool,
-        /// Stop the tests after this many seconds, and call it a hang.
-        #[arg(long, default_value_t = 300, value_name = "SECS")]
-        timeout: u64,
-    },
+    Stage(StageArgs),
     /// Show stage N's next hint (one more each time).
     Hint { number: u32 },
     /// Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit.
-    Watch {
-        number: u32,
-        #[arg(long, default_value_t = 300, value_name = "SECS")]
-        timeout: u64,
-    },
+    Watch(StageArgs),
     /// Stages done, predictions right or wrong, hints used.
     Progress,
     /// Restore stage N's files as committed and forget its answers and hints.
@@ -156,6 +144,24 @@ enum Command {
     },
 }
 
+/// What `stage` and `watch` both take: one flag for one idea.
+#[derive(Debug, clap::Args)]
+struct StageArgs {
+    number: u32,
+    /// Do not ask the prediction questions.
+    #[arg(long)]
+    no_predict: bool,
+    /// Stop the tests after this many seconds, and call it a hang.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    timeout: u64,
+}
+
+impl StageArgs {
+    fn options(&self) -> StageOptions {
+        StageOptions::new(self.no_predict, Duration::from_secs(self.timeout))
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let l10n = match l10n::Lang::from_environment(cli.lang.as_deref()) {
@@ -196,7 +202,7 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
     }
     // The commands that run tests start the server first, before reading the
     // workbook: its copy and start are what the first test run waits for.
-    if let Command::Stage { .. } | Command::Watch { .. } | Command::Review { .. } = &cli.command {
+    if let Command::Stage(_) | Command::Watch(_) | Command::Review { .. } = &cli.command {
         server::start_early();
     }
     let wb = Workbook::open(
@@ -208,31 +214,10 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
         l10n.clone(),
     )?;
     match cli.command {
-        Command::Stage {
-            number,
-            no_predict,
-            timeout,
-        } => {
-            let quiet_reason = if no_predict {
-                Some("--no-predict".to_owned())
-            } else if environment::in_ci() {
-                Some(t!(l10n, "quiet-ci"))
-            } else if !environment::can_ask() {
-                Some(t!(l10n, "quiet-no-terminal"))
-            } else {
-                None
-            };
-            let options = StageOptions {
-                ask: quiet_reason.is_none(),
-                quiet_reason,
-                timeout: Duration::from_secs(timeout),
-                watching: false,
-            };
-            commands::stage::run(&wb, number, options)
-        }
+        Command::Stage(args) => commands::stage::run(&wb, args.number, args.options()),
         Command::Hint { number } => commands::hint(&wb, number, None).map(|()| true),
-        Command::Watch { number, timeout } => {
-            commands::watch::run(&wb, number, Duration::from_secs(timeout)).map(|()| true)
+        Command::Watch(args) => {
+            commands::watch::run(&wb, args.number, args.options()).map(|()| true)
         }
         Command::Progress => commands::progress(&wb).map(|()| true),
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),

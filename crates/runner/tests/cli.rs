@@ -557,8 +557,18 @@ fn the_solution_is_shown_once_the_stage_passes_or_with_yes() {
 
 /// `workbook watch 1` in `root`, its stdin to type on and its screen followed.
 fn watch_stage_1(root: &Path, state: &Path) -> (Child, std::process::ChildStdin, Screen) {
+    watch_stage_1_with(root, state, &[])
+}
+
+/// `workbook watch 1 FLAGS...`, as [`watch_stage_1`].
+fn watch_stage_1_with(
+    root: &Path,
+    state: &Path,
+    flags: &[&str],
+) -> (Child, std::process::ChildStdin, Screen) {
     let mut child = workbook(root, state)
         .args(["watch", "1"])
+        .args(flags)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -620,6 +630,26 @@ fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
         "one run, counted once: {progress}"
     );
     assert_eq!(progress["stages"]["2"]["runs"], 1, "{progress}");
+}
+
+#[test]
+fn watch_takes_the_flags_stage_takes() {
+    let root = copy_of("workbook", "watch-flags");
+    let state = root.join(".workbook");
+    let (child, mut stdin, screen) =
+        watch_stage_1_with(&root, &state, &["--no-predict", "--timeout", "60"]);
+    let shown = screen.wait_for("Watching");
+    stdin.write_all(b"q\n").expect("q is sent");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "watch refused the flags stage takes: {:?}",
+        out.status
+    );
+    assert!(
+        shown.contains("(Predictions not asked: --no-predict.)"),
+        "watch --no-predict should say why it does not ask, as stage --no-predict does: {shown}"
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod judgement;
 mod l10n;
 mod libtest;
 mod lines;
+mod manifests;
 mod observations;
 mod render;
 mod review;
@@ -129,6 +130,20 @@ enum Command {
     /// replays, changed bodies, bad keys and bodies, lost answers, hangs. Several
     /// URLs: instances of one API, each burst spread across them.
     Probe(Box<commands::probe::ProbeArgs>),
+    /// A maintainer's: write a new stage (its crates, test file, pages and entries);
+    /// `verify --stage N` and the book's checks then name what is left to write.
+    #[command(hide = true)]
+    NewStage {
+        number: u32,
+        /// Its short name: lowercase words joined by dashes.
+        slug: String,
+        /// Its title [default: the slug in words].
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// A maintainer's: write every exercise's Cargo.toml from its solution's.
+    #[command(hide = true)]
+    Manifests,
     /// Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise;
     /// --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C.
     Api {
@@ -258,6 +273,15 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
             },
         ),
         Command::Probe(args) => commands::probe::run(&args),
+        Command::NewStage {
+            number,
+            slug,
+            title,
+        } => commands::new_stage::run(
+            &wb,
+            &commands::new_stage::NewStage::new(number, &slug, title.as_deref()),
+        ),
+        Command::Manifests => commands::manifests::run(&wb),
         Command::Api {
             stage,
             solution,

@@ -47,6 +47,8 @@ struct StageEntry {
 #[derive(Debug, Clone)]
 pub struct Stage {
     pub number: u32,
+    /// The short name the packages and the book's results are named after.
+    pub slug: Option<String>,
     pub title: String,
     /// What to build and why: shown before the predictions, so it never says
     /// what they ask.
@@ -83,6 +85,7 @@ impl StageEntry {
         Ok(Stage {
             number,
             test: self.test.unwrap_or_else(|| format!("stage{number}")),
+            slug: self.slug,
             title: self.title,
             goal: self.goal,
             outcome: self.outcome,
@@ -200,6 +203,12 @@ impl Stage {
     /// Problems with the metadata itself, each in one line.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.title.trim().is_empty() {
+            problems.push("has no title".to_owned());
+        }
+        if self.goal.trim().is_empty() {
+            problems.push("has no goal".to_owned());
+        }
         if self.hints.iter().all(|h| h.trim().is_empty()) {
             problems.push("has no hints".to_owned());
         }

@@ -657,7 +657,7 @@ fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
     assert_eq!(ran.code, Some(0), "{ran}");
-    assert!(ran.says("verify: 13 passed, 0 failed"), "{ran}");
+    assert!(ran.says("verify: 14 passed, 0 failed"), "{ran}");
     assert!(
         ran.says("stage 1 · the exercise holds only its edit files and given code"),
         "{ran}"
@@ -922,6 +922,64 @@ fn verify_names_code_pasted_into_a_crate_root_the_learner_does_not_edit() {
     assert!(
         ran.says("move it into an edit file (stages/race-exercise/src/race.rs)"),
         "verify names where it goes: {ran}"
+    );
+}
+
+#[test]
+fn verify_names_an_exercise_manifest_that_is_no_longer_its_solutions_and_manifests_rewrites_it() {
+    let root = copy_of("verified", "verify-manifest");
+    let state = root.join(".workbook");
+    let solution = root.join("stages/race-solution/Cargo.toml");
+    let text = std::fs::read_to_string(&solution).expect("the solution's manifest is read");
+    std::fs::write(&solution, format!("{text}\n[features]\nslow = []\n"))
+        .expect("the solution's manifest is changed");
+    let ran = run(workbook(&root, &state).arg("verify"));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says(
+            "stage 1 · the exercise's manifest is its solution's, derived: \
+             stages/race-exercise/Cargo.toml is not what `cargo workbook manifests` writes \
+             from stages/race-solution/Cargo.toml: run it"
+        ),
+        "verify names the stale manifest, its source and the command: {ran}"
+    );
+    let ran = run(workbook(&root, &state).arg("manifests"));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    let exercise = std::fs::read_to_string(root.join("stages/race-exercise/Cargo.toml"))
+        .expect("the exercise's manifest is read");
+    assert!(
+        exercise.contains("name = \"fx-race-exercise\"")
+            && exercise.contains("[features]\nslow = []"),
+        "manifests writes the exercise's manifest from the solution's: {exercise}"
+    );
+}
+
+#[test]
+fn the_maintainers_commands_are_hidden_and_new_stage_refuses_a_number_out_of_order() {
+    let root = copy_of("verified", "maintainers-commands");
+    let state = root.join(".workbook");
+    let help = run(workbook(&root, &state).arg("--help"));
+    assert_eq!(help.code, Some(0), "{help}");
+    assert!(
+        !help.says("new-stage") && !help.says("manifests") && help.says("verify"),
+        "the learner's help lists the learner's commands only: {help}"
+    );
+    let ran = run(workbook(&root, &state).args(["new-stage", "5", "demo"]));
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr.contains("stages.toml has 1: the new stage is 2"),
+        "new-stage names the number it takes: {ran}"
+    );
+    let ran = run(workbook(&root, &state).args(["new-stage", "2", "Not_A_Slug"]));
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr
+            .contains("is not lowercase words joined by dashes"),
+        "{ran}"
+    );
+    assert!(
+        !root.join("solutions").exists() && !root.join("exercises").exists(),
+        "a refused new-stage writes nothing"
     );
 }
 

@@ -3,6 +3,8 @@
 pub mod api;
 pub mod doctor;
 pub mod flaky;
+pub mod manifests;
+pub mod new_stage;
 pub mod probe;
 pub mod review;
 pub mod stage;

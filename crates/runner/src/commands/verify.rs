@@ -186,6 +186,28 @@ impl Verifier<'_> {
                 unexpected.is_empty() && pasted.is_empty(),
                 detail,
             );
+            let (ok, detail) = match super::manifests::expected(self.wb, &dirs, stage) {
+                Ok((path, want))
+                    if std::fs::read_to_string(&path).is_ok_and(|have| have == want) =>
+                {
+                    (true, String::new())
+                }
+                Ok((path, _)) => (
+                    false,
+                    format!(
+                        "{} is not what `cargo workbook manifests` writes from {}: run it",
+                        self.wb.shown(&path),
+                        self.wb.shown(&solution.join("Cargo.toml"))
+                    ),
+                ),
+                Err(e) => (false, e.to_string()),
+            };
+            self.check(
+                Some(stage.number),
+                "the exercise's manifest is its solution's, derived",
+                ok,
+                detail,
+            );
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use crate::cargo::Cargo;
 use crate::error::Error;
 use crate::manifests::exercise_manifest;
+use crate::supervise;
 use crate::ui;
 use crate::workbook::Workbook;
 
@@ -165,9 +166,23 @@ pub fn run(wb: &Workbook, new: &NewStage) -> Result<bool, Error> {
     for (path, _) in &edits {
         println!("changed {}", path.display());
     }
-    // The workspace takes the two crates by its globs; this checks that it loads,
-    // and adds them to Cargo.lock.
-    Cargo::new(root, false).package_dirs()?;
+    // The workspace takes the two crates by its globs: resolving it checks that it
+    // loads, and adds them to Cargo.lock.
+    let (loads, said) = supervise::output(Cargo::new(root, false).command(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--offline",
+    ]))?;
+    if !loads {
+        return Err(refused(format!(
+            "the files are written, but the workspace does not load: {}",
+            said.lines()
+                .filter(|l| !l.starts_with('{'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )));
+    }
     ui::note(&format!(
         "Stage {n} builds: one function, one test, three pages. What is left to write, \
          `cargo workbook verify --stage {n}` and `just book-check` say (README: \"Adding a \

@@ -8,8 +8,8 @@
 //! (`crates/runner/templates/new-stage/`), and adds the stage to `stages.toml`,
 //! `stages.pt-BR.toml`, the book's SUMMARY, the README's table, the book's
 //! descriptions (how many stages) and `book/results.py` (a stub). Cargo's
-//! workspace takes the two crates by its globs; `cargo metadata` then checks that
-//! it loads (and adds them to Cargo.lock). What is left to write (the goal, the
+//! workspace takes the two crates by its globs; `cargo update --workspace` then
+//! checks that it loads, and adds them to Cargo.lock. What is left to write (the goal, the
 //! predictions, the tests, the model answer, the pages, the translation) is what
 //! `cargo workbook verify --stage N` and `just book-check` fail on: README,
 //! "Adding a stage".
@@ -166,21 +166,17 @@ pub fn run(wb: &Workbook, new: &NewStage) -> Result<bool, Error> {
     for (path, _) in &edits {
         println!("changed {}", path.display());
     }
-    // The workspace takes the two crates by its globs: resolving it checks that it
-    // loads, and adds them to Cargo.lock.
+    // The workspace takes the two crates by its globs: locking them checks that it
+    // loads, and adds them to Cargo.lock (and nothing else: no dependency moves).
     let (loads, said) = supervise::output(Cargo::new(root, false).command(&[
-        "metadata",
-        "--format-version",
-        "1",
+        "update",
+        "--workspace",
         "--offline",
     ]))?;
     if !loads {
         return Err(refused(format!(
             "the files are written, but the workspace does not load: {}",
-            said.lines()
-                .filter(|l| !l.starts_with('{'))
-                .collect::<Vec<_>>()
-                .join("\n")
+            said.trim()
         )));
     }
     ui::note(&format!(

@@ -74,6 +74,11 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
     let replay = create_payment(&pool, "key-1", &body(100))
         .await
         .expect("the original is answered");
+    let payments = db.payment_count().await;
+    harness::observe(
+        "stage4.after_refusal",
+        &harness::second_request(&first, &replay, payments),
+    );
     assert_eq!(
         replay, first,
         "the refusal changed nothing: the original body still replays its 201"

@@ -3,9 +3,16 @@
 //! Points at an endpoint that creates something (by default `POST /payments` with
 //! `{"orderId": N, "amount": 100}` and an `Idempotency-Key`) and runs bounded
 //! checks, each with a verdict and its evidence: a burst of requests with one key
-//! released together, a replay, the same key with another body, two keys, the same
-//! request written differently, bad keys, bad bodies, answers lost by the network
-//! (through [`fault_proxy`]), and bursts larger than a typical pool.
+//! released together, a replay, the same key with another body (after the first,
+//! and while the first is in flight), two keys, the same request written
+//! differently, bad keys, bad bodies, answers lost by the network (through
+//! [`fault_proxy`]), and bursts larger than a typical pool. From the same answers
+//! it reads the API's [`Profile`]: what it chose where the IETF draft leaves it
+//! open (facts, not verdicts).
+//!
+//! The report is a table or Markdown for people ([`table`], [`markdown`]), JSON
+//! ([`json`], versioned, its schema in `report.schema.json`) and JUnit XML
+//! ([`junit`]) for CI. Every word of them is in [`words`].
 //!
 //! With a database URL and a counting query, every check also counts the effects
 //! (rows created), which is the only proof that a retry did not pay twice.
@@ -21,8 +28,12 @@ mod checks;
 pub mod cli;
 mod effects;
 mod http;
+pub mod json;
+pub mod junit;
 mod options;
+pub mod profile;
 mod report;
+pub mod words;
 
 use std::time::Duration;
 
@@ -31,7 +42,9 @@ use serde::Serialize;
 pub use checks::{CHECKS, Check, CheckId, Expected};
 pub use http::{Answer, NoAnswer, Target};
 pub use options::{Options, ParsedUrl, defaults, parse_url};
+pub use profile::Profile;
 pub use report::{markdown, table};
+pub use words::Said;
 
 /// What a check concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,6 +59,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict's code, as the JSON report writes it (its words are
+    /// [`words::verdict`]).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pass => "pass",
@@ -56,36 +71,185 @@ impl Verdict {
     }
 }
 
-/// One check's verdict, why, and what was seen.
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckResult {
-    pub id: CheckId,
-    /// What the check asks, in a few words.
-    pub title: &'static str,
-    pub verdict: Verdict,
-    pub why: String,
-    /// Statuses, bodies, ids, counts and timings, one fact a line.
-    pub evidence: Vec<String>,
-    #[serde(serialize_with = "as_millis")]
+/// What a whole run concluded: the worst verdict of its checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every check passed or was skipped.
+    Pass,
+    /// No check failed, and at least one warned.
+    Warn,
+    /// At least one check failed.
+    Fail,
+}
+
+/// Why a request was sent, as the JSON report's answers name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// One of a burst with one key.
+    Burst,
+    /// A request answered 409 (in flight), sent again with the same key.
+    InFlightRetry,
+    /// The first request with a key.
+    First,
+    /// A later retry with the same key and body.
+    Retry,
+    /// The same key with another body, after the first finished.
+    OtherBody,
+    /// The first of two in flight together, with the body.
+    PairBody,
+    /// The second of two in flight together: the same key, another body.
+    PairOtherBody,
+    /// The refused one of the pair, sent again after its 409.
+    PairRetry,
+    /// Two keys, one body: the second key.
+    SecondKey,
+    /// The same request, its fields reordered and respaced.
+    Rewritten,
+    KeyMissing,
+    KeyEmpty,
+    KeyTooLong,
+    NotJson,
+    OverTheLimit,
+    /// The retry after an answer lost after the server answered.
+    AnswerLostRetry,
+    /// The retry after a request lost before the server.
+    RequestLostRetry,
+    /// The retry after an answer held past the client's patience.
+    AnswerLateRetry,
+    /// One of the hang check's bursts.
+    Hang,
+}
+
+/// An answer that mattered to a check, as the report keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    pub role: Role,
+    pub answer: Result<SeenAnswer, NoAnswer>,
+}
+
+/// The facts of one answer: its status, its media type, the start of its body,
+/// the headers that matter to idempotency, and how long it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeenAnswer {
+    pub status: u16,
+    pub media_type: String,
+    /// Cut to [`checks::SHOWN`] characters, on one line.
+    pub body: String,
+    /// `retry-after`, and every header whose name mentions idempotency or a replay
+    /// (lowercase names).
+    pub headers: Vec<(String, String)>,
     pub elapsed: Duration,
 }
 
+impl SeenAnswer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+impl Seen {
+    pub fn status(&self) -> Option<u16> {
+        self.answer.as_ref().ok().map(|a| a.status)
+    }
+}
+
+/// The effects a check created, when they were counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EffectCount {
+    pub created: i64,
+    /// `None` when the check does not judge them (hang).
+    pub expected: Option<i64>,
+}
+
+/// One check's verdict, why, and what was seen.
+#[derive(Debug, Clone)]
+pub struct CheckResult {
+    pub id: CheckId,
+    pub verdict: Verdict,
+    /// One reason or more, in order.
+    pub why: Vec<Said>,
+    /// Statuses, bodies, ids, counts and timings, one fact a line.
+    pub evidence: Vec<Said>,
+    /// The answers that decided it.
+    pub answers: Vec<Seen>,
+    pub effects: Option<EffectCount>,
+    pub elapsed: Duration,
+}
+
+impl CheckResult {
+    /// What the check asks, in a few words.
+    pub fn title(&self) -> &'static str {
+        words::title(self.id)
+    }
+
+    /// Why, as one line.
+    pub fn why_text(&self) -> String {
+        words::joined(&self.why)
+    }
+
+    /// Whether `said` is one of the reasons.
+    pub fn says(&self, said: impl Fn(&Said) -> bool) -> bool {
+        self.why.iter().any(said)
+    }
+}
+
 /// Everything a probe run found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Report {
-    /// `METHOD URL`.
-    pub target: String,
+    pub method: String,
+    /// One per instance, as given.
+    pub urls: Vec<String>,
+    /// The route, appended to each URL.
+    pub path: String,
     /// Whether effects were counted (a database URL and a counting query were given).
     pub counted_effects: bool,
     pub checks: Vec<CheckResult>,
-    #[serde(serialize_with = "as_millis")]
+    /// What the API chose where the draft leaves it open.
+    pub profile: Profile,
     pub elapsed: Duration,
 }
 
 impl Report {
+    /// `METHOD URL/path[, URL/path...]`.
+    pub fn target(&self) -> String {
+        let routes: Vec<String> = self
+            .urls
+            .iter()
+            .map(|url| format!("{}{}", url.trim_end_matches('/'), self.path))
+            .collect();
+        format!("{} {}", self.method, routes.join(", "))
+    }
+
     /// True when no check failed (warnings and skipped checks do not fail a run).
     pub fn passed(&self) -> bool {
-        self.checks.iter().all(|c| c.verdict != Verdict::Fail)
+        self.outcome() != Outcome::Fail
+    }
+
+    /// The worst verdict: fail, then warn, then pass.
+    pub fn outcome(&self) -> Outcome {
+        if self.checks.iter().any(|c| c.verdict == Verdict::Fail) {
+            Outcome::Fail
+        } else if self.checks.iter().any(|c| c.verdict == Verdict::Warn) {
+            Outcome::Warn
+        } else {
+            Outcome::Pass
+        }
+    }
+
+    /// How many checks passed, warned, failed and were skipped.
+    pub fn counts(&self) -> [usize; 4] {
+        let count = |v| self.checks.iter().filter(|c| c.verdict == v).count();
+        [
+            count(Verdict::Pass),
+            count(Verdict::Warn),
+            count(Verdict::Fail),
+            count(Verdict::Skipped),
+        ]
     }
 
     /// The checks with this verdict.
@@ -103,7 +267,7 @@ impl Report {
     }
 }
 
-fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
@@ -169,6 +333,32 @@ pub enum ProbeError {
          --database-url and --count-sql"
     )]
     NoCounting,
+    #[error("cannot write the {format} report to {path}: {reason}")]
+    Write {
+        format: &'static str,
+        path: String,
+        reason: String,
+    },
+}
+
+impl ProbeError {
+    /// The error's code, as the JSON and JUnit reports name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::BadUrl(_) => "bad-url",
+            Self::Remote { .. } => "remote",
+            Self::Resolve { .. } => "resolve",
+            Self::Unreachable { .. } => "unreachable",
+            Self::NoAnswer { .. } => "no-answer",
+            Self::NotJson { .. } => "not-json",
+            Self::Refused { .. } => "refused",
+            Self::NoId { .. } => "no-id",
+            Self::Options(_) => "options",
+            Self::Count(_) => "count",
+            Self::NoCounting => "no-counting",
+            Self::Write { .. } => "write",
+        }
+    }
 }
 
 /// Runs every check of `options` against its URL, one after the other.

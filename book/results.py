@@ -785,6 +785,10 @@ def stages():
         spec = RESULTS[slug]
         if spec is None:
             continue
+        if spec.get("todo"):
+            fail(f"stage {stage['number']} ({slug}): its results spec in book/results.py (RESULTS) is the "
+                 "stub `cargo workbook new-stage` wrote: name the scenarios its tests record and the rows "
+                 "or section they give the results page, or None with why it has none")
         package = stage.get("solution") or f"stage{stage['number']}-{slug}-solution"
         out.append((package, spec))
     unknown = set(RESULTS) - {stage.get("slug") for stage in listed}

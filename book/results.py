@@ -786,7 +786,7 @@ def failover_section(seen, t):
 
 
 def failover_varying(seen, t):
-    record = seen["stage13.async_failover_wal"]
+    record = seen["stage13.async_failover"]
     return [t(f"- stage 13's asynchronous failover: the 201 was sent with the primary's WAL flushed "
               f"up to {record['acknowledged_at']}, and the standby had received up to "
               f"{record['standby_had']};",
@@ -867,7 +867,6 @@ RESULTS = {
     "failover": dict(
         scenarios=[
             "stage13.async_failover",
-            "stage13.async_failover_wal",
             "stage13.remote_apply_alone",
             "stage13.statement_timeout",
             "stage13.standby_down",

@@ -316,6 +316,26 @@ field-batches = batches
 field-reaped = reaped
 field-duplicates_409 = duplicates 409
 field-unrelated = unrelated
+field-kept = payments kept
+field-retry = the retry
+field-retry_gets = the retry gets
+field-first = the first call
+field-first_status = the first call's status
+field-first_id = the first payment's id
+field-retry_id = the retry's payment id
+field-acknowledged_at = WAL flushed when the 201 was sent
+field-standby_had = WAL the standby had received
+field-after_cancel = answered after the cancel
+field-client_gone = a COMMIT whose client has gone
+field-commit = the COMMIT
+field-on_primary = on the primary
+field-on_standby = on the standby
+field-payment = the payment
+field-a_retry = retry of a payment answered before the crash
+field-in_flight_first = the payment in flight, answered
+field-in_flight_retry = its retry
+field-kept_in_flight = payments of it kept
+field-payments_in_flight = payments of it made
 
 ## review (the capstone)
 

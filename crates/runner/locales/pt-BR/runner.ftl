@@ -318,6 +318,26 @@ field-batches = lotes
 field-reaped = chaves apagadas
 field-duplicates_409 = duplicatas com 409
 field-unrelated = o pedido da outra chave
+field-kept = pagamentos mantidos
+field-retry = a nova tentativa
+field-retry_gets = a nova tentativa recebe
+field-first = a primeira chamada
+field-first_status = o status da primeira chamada
+field-first_id = o id do primeiro pagamento
+field-retry_id = o id do pagamento da nova tentativa
+field-acknowledged_at = WAL gravado quando o 201 saiu
+field-standby_had = WAL que o standby tinha recebido
+field-after_cancel = respondido depois do cancelamento
+field-client_gone = um COMMIT cujo cliente foi embora
+field-commit = o COMMIT
+field-on_primary = no primário
+field-on_standby = no standby
+field-payment = o pagamento
+field-a_retry = nova tentativa de um pagamento respondido antes da queda
+field-in_flight_first = o pagamento em andamento, respondido com
+field-in_flight_retry = a nova tentativa dele
+field-kept_in_flight = pagamentos dele mantidos
+field-payments_in_flight = pagamentos dele feitos
 
 ## review (o desafio final)
 

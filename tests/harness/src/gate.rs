@@ -109,6 +109,23 @@ pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
     .await;
 }
 
+/// Sessions of this database waiting on a table's lock: behind a `LOCK TABLE` a
+/// test holds, or that `LOCK TABLE` itself, waiting for the table's users.
+const WAITING_ON_A_TABLE: &str = "SELECT count(*) FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'
+       AND wait_event = 'relation'";
+
+/// Waits (bounded) until `n` sessions of this database wait on a table's lock.
+pub async fn wait_for_table_lock_waiters(db: &TestDb, n: i64) {
+    wait_for_sessions(
+        db,
+        WAITING_ON_A_TABLE,
+        n,
+        &format!("{n} session(s) to wait on a table's lock"),
+    )
+    .await;
+}
+
 /// Fires `n` calls with one key so that the `n - 1` duplicates certainly arrive
 /// while the first call is in flight, whatever the scheduler does.
 ///

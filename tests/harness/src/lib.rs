@@ -33,7 +33,7 @@ pub use condition::{Condition, report};
 pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
-    wait_for_lock_waiters,
+    wait_for_lock_waiters, wait_for_table_lock_waiters,
 };
 pub use http::{Answer, Call, CallError, serve};
 pub use scenario::{

@@ -187,6 +187,38 @@ async fn send(router: Router, request: Request) -> Answer {
     )
 }
 
+/// `cargo workbook api --stage 12`'s program (tests/stage12_api.rs).
+#[path = "stage12_api.rs"]
+mod stage12_api;
+
+#[tokio::test]
+async fn the_api_command_shows_the_table_the_layer_keeps_its_keys_in() {
+    let api = stage12_api::api();
+    let db = TestDb::create(Schema::new(api.schema.source, api.schema.sql)).await;
+    db.execute(CLIENTS).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener's address");
+    let _serving = stage12_api::api_server::start(&api, listener, db.pool(PoolSize::of(5)));
+    let paid = post(addr, "/payments", A, Some("order-1"), BODY).await;
+    let mut conn = db.connect().await;
+    let keys: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {} WHERE key = 'order-1'",
+        api.keys_table
+    )))
+    .fetch_one(&mut conn)
+    .await
+    .expect("the table the api shows exists");
+    assert_eq!(paid.status, 201, "the api pays: {paid:?}");
+    assert_eq!(
+        keys, 1,
+        "`cargo workbook api --stage 12` prints `psql ... -c 'table {}'` to show the keys: \
+         the layer's key must be there",
+        api.keys_table
+    );
+}
+
 // ANCHOR: refusals
 #[rstest]
 #[case::no_client(None, Some("key-1"), 401, "unauthenticated")]

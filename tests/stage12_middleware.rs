@@ -1180,6 +1180,68 @@ async fn a_stale_store_cannot_answer_for_the_key_once_it_is_reserved_again() {
         "the lease's cost, kept: A (slower than its lease) and C both paid"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_release_queued_behind_a_take_over_changes_nothing() {
+    let db = database().await;
+    install_refusals(&db).await;
+    refuse_payments(&db).await;
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    // A's payment fails (nothing done); A stops before it releases the key, and
+    // its lease passes.
+    let a = stopped_after_its_route(&pause, api.clone(), payment_request("order-1")).await;
+    the_lease_passes(&db).await;
+    accept_payments(&db).await;
+    // A test transaction holds the key's row: B's take-over queues on it, and
+    // A's release queues behind B's take-over.
+    let mut holder = db.connect().await;
+    let mut row_lock = holder.begin().await.expect("a transaction");
+    row_lock
+        .execute("SELECT * FROM idempotent_requests FOR UPDATE")
+        .await
+        .expect("the row lock");
+    let gate = PaymentGate::close(&db, 1).await;
+    let b = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    wait_for_lock_waiters(&db, 1).await;
+    pause.resume();
+    wait_for_lock_waiters(&db, 2).await;
+    row_lock.commit().await.expect("the row lock ends");
+    // B takes the key over and is held in its payment; A's release, checked
+    // again against the row B changed, matches nothing.
+    gate.wait_until_held_by(&db, 1, &b).await;
+    let a = within(CRASH_BOUND, "the stale request to finish", a)
+        .await
+        .expect("the stale request");
+    let d = within(
+        CRASH_BOUND,
+        "the duplicate's answer",
+        send(api, payment_request("order-1")),
+    )
+    .await;
+    gate.open().await;
+    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+
+    assert_eq!(
+        a.status, 409,
+        "A's release waited for B's take-over, then found the row under another lease: \
+         it deletes nothing, and A answers what the key says (B in flight). Got: {a:?}"
+    );
+    assert_eq!(
+        d.status, 409,
+        "B holds the key: a duplicate is told 409. Got: {d:?}"
+    );
+    assert_eq!(
+        (b.status, b.replayed.as_deref()),
+        (201, None),
+        "B paid: {b:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "B alone paid");
+}
 // ANCHOR_END: token_never_reused
 
 // ANCHOR: read_after_release

@@ -30,7 +30,6 @@ pub fn handle(
     request: axum::extract::Request,
 ) -> BoxFuture<axum::response::Response> {
     Box::pin(async move {
-        let deadline = tokio::time::Instant::now() + state.config.lease;
         let (mut parts, body) = request.into_parts();
         let Ok(body) = axum::body::to_bytes(body, state.config.max_body_bytes).await else {
             return too_large();
@@ -44,6 +43,7 @@ pub fn handle(
                 ),
                 Err(refused) => return refused,
             };
+        let deadline = tokio::time::Instant::now() + state.config.lease;
         let lease = match own(&state, client, &key, &fingerprint).await {
             Ok(lease) => lease,
             Err(answer) => return answer,

@@ -2,14 +2,15 @@
 //! their own: without the layer, 20 requests with one key pay 20 times. Write the
 //! steps below in `idempotent` (`cargo workbook hint 12` when stuck):
 //!
-//! 1. note the deadline, `Instant::now() + config.lease`: the route has until the
-//!    end of its lease; read the body (`axum::body::to_bytes`, at most
-//!    `config.max_body_bytes`), and let stage 8's `admit` find the client and the
-//!    key (it answers the 401 and 400 problems);
+//! 1. read the body (`axum::body::to_bytes`, at most `config.max_body_bytes`),
+//!    and let stage 8's `admit` find the client and the key (it answers the 401
+//!    and 400 problems);
 //! 2. `fingerprint` the request: method, path, and the body normalised;
-//! 3. `own` the key: `reserve` it in a statement that commits at once; if another
-//!    request has it, answer what its row says (`stored`, then `answer_stored`,
-//!    given); a row gone by then was released: reserve once more;
+//! 3. note the deadline, `Instant::now() + config.lease`: the route has until the
+//!    end of its lease; then `own` the key: `reserve` it in a statement that
+//!    commits at once; if another request has it, answer what its row says
+//!    (`stored`, then `answer_stored`, given); a row gone by then was released:
+//!    reserve once more;
 //! 4. run the route with the client in the request's extensions, and read its
 //!    whole answer, until the deadline (`answer_within`): past it, the answer is
 //!    the layer's own `outcome_unknown()` (given);

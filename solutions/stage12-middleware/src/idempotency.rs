@@ -26,8 +26,6 @@ use crate::responses::{
 // ANCHOR: idempotent
 /// One request through the layer.
 pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Response {
-    // The lease runs from the reservation: the route has until then to answer.
-    let deadline = Instant::now() + state.config.lease;
     let (mut parts, body) = request.into_parts();
     let Ok(body) = axum::body::to_bytes(body, state.config.max_body_bytes).await else {
         return too_large();
@@ -41,6 +39,10 @@ pub async fn idempotent(state: LayerState, route: Route, request: Request) -> Re
         ),
         Err(refused) => return refused,
     };
+    // The route has until the end of the lease, counted from just before the
+    // reservation (whose clock starts a moment later): the layer stops waiting
+    // before a duplicate may take the key over.
+    let deadline = Instant::now() + state.config.lease;
     let lease = match own(&state, client, &key, &fingerprint).await {
         Ok(lease) => lease,
         Err(answer) => return answer,

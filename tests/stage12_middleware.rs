@@ -255,6 +255,53 @@ async fn a_request_without_a_client_or_a_valid_key_is_refused_before_the_route_r
         "nothing was reserved"
     );
 }
+
+#[tokio::test]
+async fn a_body_larger_than_the_layer_reads_is_refused_with_413_and_reserves_nothing() {
+    let db = database().await;
+    let config = Config {
+        max_body_bytes: 16,
+        ..Config::default()
+    };
+    let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    let answer = send(layer, payment_request("order-1")).await;
+    assert_eq!(
+        (answer.status, &answer.body["type"]),
+        (
+            413,
+            &Value::from(format!("{}body-too-large", payment_model::PROBLEM_BASE))
+        ),
+        "the body ({} bytes) is larger than `max_body_bytes` (16): the layer cannot \
+         fingerprint it, and refuses it with a problem. Got: {answer:?}",
+        BODY.len()
+    );
+    assert_eq!(db.payment_count().await, 0, "the route did not run");
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotent_requests").await,
+        0,
+        "nothing was reserved"
+    );
+}
+
+#[tokio::test]
+async fn a_key_that_cannot_be_reserved_is_a_500_and_the_route_does_not_run() {
+    let db = database().await;
+    // The layer's table is gone: the reservation fails with an ERROR.
+    db.execute("ALTER TABLE idempotent_requests RENAME TO idempotent_requests_elsewhere")
+        .await;
+    let answer = send(
+        stage12::router(db.pool(PoolSize::of(5))),
+        payment_request("order-1"),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.content_type.as_str()),
+        (500, "application/problem+json"),
+        "the layer could not reserve the key: it answers 500 with a problem, and never \
+         runs the route without a reservation. Got: {answer:?}"
+    );
+    assert_eq!(db.payment_count().await, 0, "the route did not run");
+}
 // ANCHOR_END: refusals
 
 /// 20 `POST /payments` from client A with one key, the first held in the route's

@@ -40,11 +40,13 @@ use testcontainers_modules::testcontainers::core::error::ClientError;
 use testcontainers_modules::testcontainers::runners::AsyncRunner;
 use testcontainers_modules::testcontainers::{ContainerRequest, ImageExt};
 
-use crate::backend::{Backend, BackendChoice, announce};
+use crate::backend::{Backend, BackendChoice};
 use crate::cleanup::{alive, at_exit, host_name};
 use crate::databases::drop_databases_of_dead_runs;
-use crate::engine::{Engine, split_image};
+use crate::endpoint::Engine;
+use crate::engine::split_image;
 use crate::error::{ContainerError, EngineError};
+use crate::notice::announce;
 
 /// The image learners get: the official one, small, pulled once.
 pub const DEFAULT_IMAGE: &str = "postgres:15-alpine";

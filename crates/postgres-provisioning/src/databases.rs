@@ -8,9 +8,10 @@ use std::time::Duration;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
-use crate::backend::announce;
+use crate::backend::Backend;
 use crate::cleanup::{alive, host_name};
 use crate::error::CreateDbError;
+use crate::notice::announce;
 
 /// Connects once and reads `max_connections`: proof that the server answers.
 pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
@@ -34,7 +35,7 @@ pub fn owner() -> &'static str {
 }
 
 fn host_tag() -> String {
-    crate::content_hash(&host_name())[..8].to_owned()
+    crate::hash::content_hash(&host_name())[..8].to_owned()
 }
 
 /// The databases the harness names, with their owner: `wb_test_<host>_<pid>_<n>`
@@ -82,6 +83,18 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
     dropped
 }
 
+impl Backend {
+    /// Drops the databases that test processes of this machine made on this
+    /// server and left when they were killed (`kill -9` drops nothing: a run
+    /// stopped at its bound, a test process a watching runner cancelled);
+    /// those of running processes are left alone. A server that serves run
+    /// after run (the runner's, `DATABASE_URL`, the kept container) is swept
+    /// before each run; returns how many went.
+    pub async fn drop_databases_of_dead_runs(&self) -> usize {
+        drop_databases_of_dead_runs(&self.admin).await
+    }
+}
+
 /// Drops database `name`, ending the sessions still on it (a failed test's pool,
 /// a killed run's connections), which would otherwise make DROP refuse. FORCE
 /// ends them (PostgreSQL 13+); on an older server they are ended first. True when
@@ -122,16 +135,6 @@ pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(),
         }),
         _ => Ok(()),
     }
-}
-
-/// The message for a role without CREATEDB.
-pub fn without_createdb(role: &str) -> String {
-    format!(
-        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
-         every test a database of its own. Either grant it, as a superuser: \
-         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
-         DATABASE_URL to let the harness start a server of its own"
-    )
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Why a server could not be had, as types: callers decide on the kind, and the
 //! words (each naming the way out) are written once, here.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::backend::HANDOVER_VAR;
-use crate::engine::{Endpoint, Engine};
+use crate::endpoint::{Endpoint, Engine};
 
 /// A container engine that cannot be found, or a call of its API that failed.
 #[derive(Debug, thiserror::Error)]
@@ -212,7 +213,7 @@ pub enum CreateDbError {
     Connect(sqlx::Error),
     #[error("could not read the role's attributes: {0}")]
     ReadRole(sqlx::Error),
-    #[error("{}", crate::databases::without_createdb(.role))]
+    #[error("{}", without_createdb(.role))]
     NotAllowed { role: String },
 }
 
@@ -253,3 +254,75 @@ pub enum Attempt {
     #[error("the harness panicked while starting PostgreSQL")]
     Panicked,
 }
+
+/// The message for a role without CREATEDB.
+pub fn without_createdb(role: &str) -> String {
+    format!(
+        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
+         every test a database of its own. Either grant it, as a superuser: \
+         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
+         DATABASE_URL to let the harness start a server of its own"
+    )
+}
+
+/// No server could be had; the message says what was tried and the ways out.
+#[derive(Debug)]
+pub struct NoServer {
+    tried: Vec<Attempt>,
+}
+
+impl NoServer {
+    pub(crate) fn new(tried: impl Into<Attempt>) -> Self {
+        Self {
+            tried: vec![tried.into()],
+        }
+    }
+
+    /// What was tried, in order, and why each failed.
+    pub fn tried(&self) -> &[Attempt] {
+        &self.tried
+    }
+
+    pub(crate) fn and(mut self, other: NoServer) -> Self {
+        self.tried.extend(other.tried);
+        self
+    }
+}
+
+impl fmt::Display for NoServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "No PostgreSQL server for the tests. What was tried:")?;
+        for line in &self.tried {
+            writeln!(f, "  - {line}")?;
+        }
+        write!(
+            f,
+            "Three ways out (any one is enough):\n  \
+             1. DATABASE_URL: point it at a server you may create databases on,\n     \
+                e.g. export DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres\n  \
+             2. Docker (or Podman, Colima, ...): start the engine (`docker info` must answer); the\n     \
+                harness runs postgres:15-alpine (or WORKBOOK_PG_IMAGE) through testcontainers.\n  \
+             3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
+                macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
+                found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
+             Run `cargo workbook doctor` to see what this machine has."
+        )
+    }
+}
+
+impl std::error::Error for NoServer {}
+
+/// One way tried, and why it failed.
+macro_rules! no_server_from {
+    ($($error:ty),*) => {$(
+        impl From<$error> for NoServer {
+            fn from(error: $error) -> Self {
+                Self::new(error)
+            }
+        }
+    )*};
+}
+
+no_server_from!(UrlError, LocalError);
+#[cfg(feature = "containers")]
+no_server_from!(ContainerError);

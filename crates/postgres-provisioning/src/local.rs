@@ -488,7 +488,7 @@ fn cached_data_dir(
             path: binaries.postgres(),
             source,
         })?;
-    let key = crate::content_hash(&format!(
+    let key = crate::hash::content_hash(&format!(
         "{identity}|{}|{INITDB_ARGS:?}|{PREPARE}|{account:?}|without spare WAL",
         binaries.bindir.display()
     ));

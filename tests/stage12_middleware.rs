@@ -1291,6 +1291,71 @@ async fn a_stale_release_queued_behind_a_take_over_changes_nothing() {
 }
 // ANCHOR_END: token_never_reused
 
+// ANCHOR: clean_up_then_take_over
+/// A clean-up (a job that deletes dead reservations, or stage 9's reaper) and a
+/// take-over meet on the key's row: the clean-up deletes it first, and the
+/// take-over's INSERT, queued behind the deletion, makes the row again. Its lease
+/// comes from the sequence: one the stale request never held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_take_over_queued_behind_a_clean_up_owns_the_key_the_stale_request_cannot_answer_for() {
+    let db = database().await;
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    // A pays, and stops before it stores its answer; its lease passes.
+    let a = stopped_after_its_route(&pause, api.clone(), payment_request("order-1")).await;
+    the_lease_passes(&db).await;
+    // The clean-up deletes the dead reservation, and has not committed yet.
+    let mut cleaner = db.connect().await;
+    let mut clean_up = cleaner.begin().await.expect("a transaction");
+    clean_up
+        .execute("DELETE FROM idempotent_requests")
+        .await
+        .expect("the clean-up");
+    // B, the client's retry, queues behind the deletion; once it commits, B's
+    // INSERT finds no row and makes one, and B is held in its payment.
+    let gate = PaymentGate::close(&db, 1).await;
+    let b = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    wait_for_lock_waiters(&db, 1).await;
+    clean_up.commit().await.expect("the clean-up commits");
+    gate.wait_until_held_by(&db, 1, &b).await;
+    // A wakes and stores its answer with the lease it was given.
+    pause.resume();
+    let a = within(CRASH_BOUND, "the stale request to finish", a)
+        .await
+        .expect("the stale request");
+    gate.open().await;
+    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+    let retry = send(api, payment_request("order-1")).await;
+
+    assert_eq!(
+        a.status, 409,
+        "A's lease ended and its row was deleted: B's new row holds a lease A never \
+         held, so A's store changes nothing, and A answers what the key says (B in \
+         flight: 409). If A answered its 201, its store matched B's new row: a lease \
+         number was given again to a row made again. Got: {a:?}"
+    );
+    assert_eq!(
+        (b.status, b.replayed.as_deref()),
+        (201, None),
+        "B owns the key after the clean-up: its own 201 is the key's answer. Got: {b:?}"
+    );
+    assert_eq!(
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (201, &b.body, Some("true")),
+        "the key's answer is B's: {retry:?}"
+    );
+    assert_eq!(
+        db.payment_count().await,
+        2,
+        "the lease's cost, kept: A (slower than its lease) and B both paid"
+    );
+}
+// ANCHOR_END: clean_up_then_take_over
+
 // ANCHOR: read_after_release
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_key_freed_between_the_reservation_and_the_read_is_reserved_again() {

@@ -187,6 +187,18 @@ async fn send(router: Router, request: Request) -> Answer {
     )
 }
 
+/// What a retry got, in the words of the predictions' answer keys: `409`, `paid`
+/// (a 201 of its own), `replayed` (a stored 201), `replayed-500`, or the status.
+fn what_a_retry_got(retry: &Answer) -> String {
+    match (retry.status, retry.replayed.as_deref()) {
+        (409, _) => "409".to_owned(),
+        (201, Some("true")) => "replayed".to_owned(),
+        (201, _) => "paid".to_owned(),
+        (status, Some("true")) => format!("replayed-{status}"),
+        (status, _) => status.to_string(),
+    }
+}
+
 /// `cargo workbook api --stage 12`'s program (tests/stage12_api.rs).
 #[path = "stage12_api.rs"]
 mod stage12_api;
@@ -650,6 +662,13 @@ async fn a_lost_commit_acknowledgement_keeps_the_key_so_the_retry_does_not_pay_a
     let first = send(api.clone(), payment_request("order-1")).await;
     let paid = db.payment_count().await;
     let retry = send(api, payment_request("order-1")).await;
+    harness::observe(
+        "stage12.lost_acknowledgement",
+        &serde_json::json!({
+            "payments": db.payment_count().await,
+            "retry_gets": what_a_retry_got(&retry),
+        }),
+    );
 
     assert!(relay.lost_an_answer(), "the relay lost the INSERT's answer");
     assert_eq!(
@@ -889,6 +908,11 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
             "payments": payments,
             "retry": retry.status,
             "after_lease": after_the_lease.status,
+            "retries": format!(
+                "{}-{}",
+                what_a_retry_got(&retry),
+                what_a_retry_got(&after_the_lease)
+            ),
         }),
     );
 

@@ -558,8 +558,6 @@ SPEC_ASKED_PHASE_TWO = {
 
 # Signs read and found not to state the answer: each with why, reported as a note.
 SPEC_SIGNS_REVIEWED = {
-    (11, "saved-provider-error"): "'card charged' before it is prediction 1's question (how many times is the "
-                                  "card charged), not a statement that a saved 500 leaves the charge unknown",
     (10, "sibling-update"): "the goal's bounded wait (a 409) is for a key in flight; the question is a retry of "
                             "a key answered before, and why its row has no answer (a sibling UPDATE that cannot "
                             "see the row) is nowhere before it",

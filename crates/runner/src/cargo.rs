@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::l10n::Localiser;
 use crate::supervise::{Line, read_lines};
-use crate::t;
+use l10n::Localiser;
+use l10n::t;
 
 /// The packages that turn on postgres-provisioning's container client (the
 /// feature `containers`). A workspace build leaves them out: cargo unifies
@@ -191,6 +191,8 @@ impl Cargo {
                 command.env_remove(name);
             }
         }
+        // What it runs (`cargo workbook api`'s server) speaks the runner's language.
+        command.env(l10n::LANG_VARIABLE, l10n::Lang::current().tag());
         command
     }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::l10n::Localiser;
+use l10n::Localiser;
 
 #[derive(Debug, Clone, Default)]
 pub struct Observations {
@@ -275,7 +275,7 @@ not json
         let scenarios = o.scenarios();
         assert_eq!(scenarios.len(), 2);
         assert_eq!(
-            describe(&Localiser::english(), scenarios[0].1[1]),
+            describe(&crate::messages::english(), scenarios[0].1[1]),
             "requests: 20 · payments created: 3 · replies: 17 × error: unique violation (23505), 3 × 201 · distinct bodies: 3"
         );
     }

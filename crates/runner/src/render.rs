@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use crate::environment::command;
 use crate::judgement::{Judgement, Seen};
-use crate::l10n::Localiser;
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
 use crate::state::{Answer, Progress};
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::Localiser;
+use l10n::t;
 
 /// A judgement as the learner reads it ("✔ right"); "" when nothing was asked.
 pub fn judgement(l: &Localiser, j: Judgement) -> String {
@@ -749,7 +749,7 @@ mod tests {
             stages_file: "stages.toml".into(),
             state_dir: ".workbook".into(),
             stages,
-            l10n: crate::l10n::Localiser::english(),
+            l10n: crate::messages::english(),
         };
         let mut progress = Progress::default();
         let result = |right| PredictionResult {
@@ -772,7 +772,7 @@ mod tests {
 
     #[test]
     fn the_stage_header_speaks_the_learners_language_with_the_stages_twin() {
-        use crate::l10n::{Lang, Localiser};
+        use l10n::{Lang, Localiser};
         let mut stages = crate::stages::parse(crate::stages::tests::ONE).expect("parses");
         let twin = crate::twins::parse(
             "[[stage]]\nnumber = 1\ntitle = \"As tabelas\"\ngoal = \"Crie as duas tabelas.\"\n\
@@ -786,7 +786,7 @@ mod tests {
             stages_file: "stages.toml".into(),
             state_dir: ".workbook".into(),
             stages,
-            l10n: Localiser::new(Lang::BrazilianPortuguese),
+            l10n: crate::messages::localiser(Lang::BrazilianPortuguese),
         };
         let header =
             console::strip_ansi_codes(&super::stage_header_text(&wb, &wb.stages[0])).into_owned();

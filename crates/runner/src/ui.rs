@@ -10,7 +10,7 @@ use dialoguer::theme::ColorfulTheme;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
-use crate::l10n::Localiser;
+use l10n::Localiser;
 
 // What the environment decides lives in `environment.rs`; `api` still asks here.
 pub use crate::environment::stdout_is_terminal;
@@ -235,7 +235,7 @@ pub struct Spinner {
 impl Spinner {
     /// Starts with no phase, speaking English; `phase` says what is going on.
     pub fn new() -> Self {
-        Self::speaking(&Localiser::english())
+        Self::speaking(&crate::messages::english())
     }
 
     /// Starts with no phase; what the run tells on it is in `l10n`'s language.

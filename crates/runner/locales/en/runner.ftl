@@ -376,3 +376,54 @@ evidence-agrees = agrees
 db-stop-no-engine = No container engine answers ({ $why }): no kept container to remove.
 db-stop-removed = Removed { $container } ({ $engine }). The next { $stage } starts a new one.
 db-stop-nothing = No { $container } to remove ({ $engine }).
+
+## cargo workbook --help (main.rs's commands and arguments, by path: cli-COMMAND-ARG,
+## or cli-arg-ARG for an argument several commands share; cli-value-NAME for a
+## value's name). Where main.rs has a doc comment, the English here is the same
+## words (a test checks); clap's own words are in the l10n crate's clap.ftl.
+
+cli-about = The Idempotency Workbook's runner: predict, run a stage's tests, compare.
+cli-after-help = Start with `cargo workbook stage 1` (or `just stage 1`, with just installed).
+cli-arg-root = The workbook's root (where stages.toml and the workspace's Cargo.toml are)
+cli-arg-stages = The stages file [default: ROOT/stages.toml]
+cli-arg-state = Where answers, hints and progress are kept [default: ROOT/.workbook]
+cli-arg-lang = The language to speak: en or pt-BR [default: WORKBOOK_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG), then en]
+cli-arg-number = The stage's number
+cli-arg-timeout = Stop the tests after this many seconds, and call it a hang
+cli-arg-yes = Do not ask for a confirmation
+cli-stage-about = Predict, then run stage N's tests against your exercise
+cli-stage-no_predict = Do not ask the prediction questions
+cli-hint-about = Show stage N's next hint (one more each time)
+cli-watch-about = Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit
+cli-progress-about = Stages done, predictions right or wrong, hints used
+cli-reset-about = Restore stage N's files as committed and forget its answers and hints
+cli-solution-about = Show stage N's model answer (asks first unless the stage is done)
+cli-doctor-about = Which PostgreSQL the tests will use and why; what is missing and the fix
+cli-db-stop-about = Remove the PostgreSQL container kept between runs (`idempotency-workbook-pg`)
+cli-review-about = The capstone: review routes against the checklist, then let their tests grade the review
+cli-review-route = Only this route (A, B, ...)
+cli-review-again = Forget the earlier reviews of these routes and review them again
+cli-review-evidence = Ask nothing: run every route and show what its tests find broken (what CI prints)
+cli-verify-about = What CI runs: every stage's solution, exercise, known-wrong variants and answer keys, then cargo fmt and clippy
+cli-verify-timeout = The bound of each test run, in seconds
+cli-flaky-about = Whether every verdict of verify is certain: runs every solution's tests and every known-wrong package N times and counts failures and escapes
+cli-flaky-runs = How many times to run each
+cli-flaky-stage = Only this stage
+cli-flaky-timeout = The bound of each test run, in seconds
+cli-probe-about = Check any HTTP API's idempotency from the outside: a burst with one key, replays, changed bodies, bad keys and bodies, lost answers, hangs. Several URLs: instances of one API, each burst spread across them
+cli-api-about = Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise; --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C
+cli-api-stage = The HTTP stage whose API to serve
+cli-api-solution = Serve the model answer instead of your exercise
+cli-api-port = The first instance's port; 0 takes free ports (printed)
+cli-api-instances = How many instances, on consecutive ports, each a process of its own over one database
+cli-value-dir = DIR
+cli-value-file = FILE
+cli-value-lang = LANG
+cli-value-number = NUMBER
+cli-value-secs = SECS
+cli-value-name = NAME
+cli-value-runs = RUNS
+cli-value-n = N
+cli-value-k = K
+cli-value-port = PORT
+error-unknown-lang = { $given } is not a language of the workbook (given by { $by }): use en or pt-BR

@@ -378,3 +378,54 @@ evidence-agrees = confere
 db-stop-no-engine = Nenhum motor de contêineres responde ({ $why }): nenhum contêiner mantido para remover.
 db-stop-removed = { $container } removido ({ $engine }). O próximo { $stage } sobe um novo.
 db-stop-nothing = Nenhum { $container } para remover ({ $engine }).
+
+## cargo workbook --help (os comandos e argumentos de main.rs, pelo caminho:
+## cli-COMANDO-ARG, ou cli-arg-ARG para um argumento de vários comandos;
+## cli-value-NOME para o nome de um valor). As palavras do próprio clap ficam no
+## clap.ftl do crate l10n.
+
+cli-about = O executor do Idempotency Workbook: preveja, rode os testes de uma etapa, compare.
+cli-after-help = Comece com `cargo workbook stage 1` (ou `just stage 1`, se tiver o just instalado).
+cli-arg-root = A raiz do caderno (onde ficam o stages.toml e o Cargo.toml do workspace)
+cli-arg-stages = O arquivo das etapas [padrão: RAIZ/stages.toml]
+cli-arg-state = Onde ficam as respostas, as dicas e o progresso [padrão: RAIZ/.workbook]
+cli-arg-lang = O idioma: en ou pt-BR [padrão: WORKBOOK_LANG, depois o locale (LC_ALL, LC_MESSAGES, LANG), depois en]
+cli-arg-number = O número da etapa
+cli-arg-timeout = Para os testes depois de tantos segundos e os dá por travados
+cli-arg-yes = Não pede confirmação
+cli-stage-about = Preveja e depois rode os testes da etapa N no seu exercício
+cli-stage-no_predict = Não faz as perguntas de previsão
+cli-hint-about = Mostra a próxima dica da etapa N (uma a mais a cada vez)
+cli-watch-about = Roda a etapa N de novo a cada vez que você salva o exercício; teclas: h dica, n próxima etapa, r rodar de novo, q sair
+cli-progress-about = Etapas concluídas, previsões certas ou erradas, dicas usadas
+cli-reset-about = Restaura os arquivos da etapa N como estão no commit e esquece as respostas e dicas dela
+cli-solution-about = Mostra a solução de referência da etapa N (pergunta antes, a menos que a etapa esteja concluída)
+cli-doctor-about = Qual PostgreSQL os testes vão usar e por quê; o que falta e como resolver
+cli-db-stop-about = Remove o contêiner de PostgreSQL mantido entre as execuções (`idempotency-workbook-pg`)
+cli-review-about = O desafio final: revise rotas com a lista de revisão e deixe os testes delas corrigirem a sua revisão
+cli-review-route = Só esta rota (A, B, ...)
+cli-review-again = Esquece as revisões anteriores destas rotas e as revisa de novo
+cli-review-evidence = Não pergunta nada: roda todas as rotas e mostra o que os testes delas acham quebrado (o que o CI imprime)
+cli-verify-about = O que o CI roda: a solução, o exercício, as variantes sabidamente erradas e os gabaritos de cada etapa, depois cargo fmt e clippy
+cli-verify-timeout = O limite de cada execução dos testes, em segundos
+cli-flaky-about = Se todo veredito do verify é certo: roda N vezes os testes de cada solução e cada pacote sabidamente errado e conta as falhas e as vezes em que um errado passou
+cli-flaky-runs = Quantas vezes rodar cada um
+cli-flaky-stage = Só esta etapa
+cli-flaky-timeout = O limite de cada execução dos testes, em segundos
+cli-probe-about = Verifica de fora a idempotência de qualquer API HTTP: uma rajada com uma chave, respostas repetidas, corpos alterados, chaves e corpos inválidos, respostas perdidas, travamentos. Várias URLs: instâncias de uma mesma API, com cada rajada repartida entre elas
+cli-api-about = Serve o POST /payments de uma etapa HTTP em 127.0.0.1 (o seu exercício; --solution para a solução de referência) no PostgreSQL do harness, até o Ctrl-C
+cli-api-stage = A etapa HTTP cuja API servir
+cli-api-solution = Serve a solução de referência em vez do seu exercício
+cli-api-port = A porta da primeira instância; 0 usa portas livres (impressas)
+cli-api-instances = Quantas instâncias, em portas consecutivas, cada uma um processo próprio sobre um mesmo banco
+cli-value-dir = DIR
+cli-value-file = ARQUIVO
+cli-value-lang = IDIOMA
+cli-value-number = NÚMERO
+cli-value-secs = SEGS
+cli-value-name = NOME
+cli-value-runs = VEZES
+cli-value-n = N
+cli-value-k = K
+cli-value-port = PORTA
+error-unknown-lang = { $given } não é um idioma do caderno (dado por { $by }): use en ou pt-BR

@@ -18,9 +18,9 @@ use crate::error::Error;
 use crate::judgement::Judgement;
 use crate::render;
 use crate::state::State;
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::t;
 
 /// `workbook hint N`: the next hint, one more each time (`again`: how the
 /// learner asks for the next one).

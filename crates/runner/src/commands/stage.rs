@@ -14,7 +14,7 @@ use crate::stages::{Prediction, Stage};
 use crate::state::{Answer, Answers, PredictionResult, Progress, State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
-use crate::{l10n::Localiser, t};
+use l10n::{Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct StageOptions {

@@ -12,7 +12,6 @@ use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::exercise_files::{pasted_code, unexpected_files};
 use crate::judgement::{Judgement, Seen};
-use crate::l10n::{Lang, Localiser};
 use crate::render;
 use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run, run_built};
@@ -21,6 +20,7 @@ use crate::state::State;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 use crate::{supervise, twins};
+use l10n::Lang;
 
 #[derive(Debug, Clone)]
 struct Check {
@@ -333,7 +333,7 @@ impl Verifier<'_> {
                 solution.run_time.as_secs_f64()
             )
         } else {
-            render::why_not_passing(&Localiser::english(), &solution)
+            render::why_not_passing(&crate::messages::english(), &solution)
         };
         self.check(
             Some(n),
@@ -532,7 +532,7 @@ impl Verifier<'_> {
 /// Whether a run failed as an exercise should, and how it ended.
 fn fails_as_intended(run: &PackageRun) -> (bool, String) {
     let ok = run.fails_as_intended();
-    let mut detail = render::run_outcome(&Localiser::english(), run);
+    let mut detail = render::run_outcome(&crate::messages::english(), run);
     if run.state == RunState::Passed {
         detail.push_str(", so it teaches nothing");
     }

@@ -26,9 +26,9 @@ use crate::environment::{self, command};
 use crate::error::Error;
 use crate::render;
 use crate::state::State;
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::t;
 
 const POLL: Duration = Duration::from_millis(300);
 

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use l10n::t;
 use sqlx::postgres::PgConnectOptions;
 
 #[cfg(feature = "containers")]
@@ -94,10 +95,10 @@ impl Backend {
         Ok(Backend {
             choice,
             admin,
-            description: handover["description"]
-                .as_str()
-                .unwrap_or("a server handed over by the runner")
-                .to_owned(),
+            description: handover["description"].as_str().map_or_else(
+                || t!(crate::MESSAGES, "described-handed-over"),
+                str::to_owned,
+            ),
             max_connections,
             handed_over: true,
         })
@@ -153,22 +154,11 @@ impl NoServer {
 
 impl fmt::Display for NoServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "No PostgreSQL server for the tests. What was tried:")?;
+        writeln!(f, "{}", t!(crate::MESSAGES, "no-server-tried"))?;
         for line in &self.tried {
             writeln!(f, "  - {line}")?;
         }
-        write!(
-            f,
-            "Three ways out (any one is enough):\n  \
-             1. DATABASE_URL: point it at a server you may create databases on,\n     \
-                e.g. export DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres\n  \
-             2. Docker (or Podman, Colima, ...): start the engine (`docker info` must answer); the\n     \
-                harness runs postgres:15-alpine (or WORKBOOK_PG_IMAGE) through testcontainers.\n  \
-             3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
-                macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
-                found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
-             Run `cargo workbook doctor` to see what this machine has."
-        )
+        write!(f, "{}", t!(crate::MESSAGES, "no-server-ways-out"))
     }
 }
 
@@ -204,7 +194,11 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
                 .join()
                 .unwrap_or_else(|_| Err(NoServer::new(Attempt::Panicked)));
             match &found {
-                Ok(backend) => announce(&format!("harness: {}", backend.description)),
+                Ok(backend) => announce(&t!(
+                    crate::MESSAGES,
+                    "harness-note",
+                    description = &backend.description
+                )),
                 Err(_) => {
                     crate::tell(crate::Notice::NoServer);
                 }
@@ -250,7 +244,11 @@ fn find() -> Result<Backend, NoServer> {
                         Err(e) => {
                             // One line, then the next way: a learner without a
                             // registry still gets a verdict, in seconds.
-                            announce(&format!("harness: {e}; trying local binaries"));
+                            announce(&t!(
+                                crate::MESSAGES,
+                                "harness-trying-local",
+                                why = e.to_string()
+                            ));
                             NoServer::new(e)
                         }
                     },
@@ -323,9 +321,11 @@ pub async fn url_backend(url: &str) -> Result<Backend, UrlError> {
     Ok(Backend {
         choice: BackendChoice::Url,
         admin,
-        description: format!(
-            "PostgreSQL from DATABASE_URL={shown} (connected in {:.2} s)",
-            started.elapsed().as_secs_f64()
+        description: t!(
+            crate::MESSAGES,
+            "described-url",
+            url = &shown,
+            seconds = crate::seconds(started.elapsed().as_secs_f64())
         ),
         max_connections,
         handed_over: false,
@@ -349,6 +349,7 @@ pub fn redact(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Backend, BackendChoice, redact};
+    use l10n::t;
     use sqlx::postgres::PgConnectOptions;
 
     fn backend(choice: BackendChoice, admin: PgConnectOptions) -> Backend {
@@ -428,6 +429,8 @@ mod tests {
 
     #[test]
     fn database_url_is_not_handed_over_and_a_bad_handover_names_its_variable() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let url = PgConnectOptions::new().host("db").database("postgres");
         assert!(
             backend(BackendChoice::Url, url).handover().is_none(),

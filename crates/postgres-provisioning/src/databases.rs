@@ -75,8 +75,10 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
     }
     let _ = conn.close().await;
     if dropped > 0 {
-        announce(&format!(
-            "harness: dropped {dropped} database(s) left by test runs that were killed"
+        announce(&l10n::t!(
+            crate::MESSAGES,
+            "harness-dropped-databases",
+            count = dropped
         ));
     }
     dropped
@@ -126,12 +128,7 @@ pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(),
 
 /// The message for a role without CREATEDB.
 pub fn without_createdb(role: &str) -> String {
-    format!(
-        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
-         every test a database of its own. Either grant it, as a superuser: \
-         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
-         DATABASE_URL to let the harness start a server of its own"
-    )
+    l10n::t!(crate::MESSAGES, "without-createdb", role = role)
 }
 
 #[cfg(test)]

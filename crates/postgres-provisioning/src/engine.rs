@@ -60,7 +60,13 @@ pub struct Engine {
 
 impl fmt::Display for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {}", self.kind, self.endpoint)
+        let said = l10n::t!(
+            crate::MESSAGES,
+            "engine-at",
+            kind = self.kind,
+            endpoint = self.endpoint.to_string()
+        );
+        f.write_str(&said)
     }
 }
 
@@ -100,7 +106,7 @@ pub fn candidates(places: &Places) -> Result<Vec<Engine>, EngineError> {
         };
         return Ok(vec![Engine {
             endpoint,
-            kind: "the engine of DOCKER_HOST",
+            kind: "DOCKER_HOST",
         }]);
     }
     let mut found = vec![(places.root.join("var/run/docker.sock"), "Docker")];
@@ -291,7 +297,11 @@ impl Engine {
         match reply.status {
             200 => Ok(true),
             404 => Ok(false),
-            other => Err(self.refused(format!("looking for image {image}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(crate::MESSAGES, "engine-looking-for-image", image = image),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -407,7 +417,15 @@ impl Engine {
         let reply = self.call("DELETE", &format!("/containers/{container}?force=1&v=1"))?;
         match reply.status {
             204 | 404 => Ok(()),
-            other => Err(self.refused(format!("removing container {container}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(
+                    crate::MESSAGES,
+                    "engine-removing-container",
+                    container = container
+                ),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -424,7 +442,11 @@ impl Engine {
         )?;
         match (reply.status, reply.json()) {
             (200, serde_json::Value::Array(list)) => Ok(list),
-            (status, _) => Err(self.refused("listing containers".to_owned(), status, &reply)),
+            (status, _) => Err(self.refused(
+                l10n::t!(crate::MESSAGES, "engine-listing-containers"),
+                status,
+                &reply,
+            )),
         }
     }
 
@@ -438,7 +460,15 @@ impl Engine {
         match reply.status {
             200 => Ok(Some(reply.json())),
             404 => Ok(None),
-            other => Err(self.refused(format!("inspecting container {container}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(
+                    crate::MESSAGES,
+                    "engine-inspecting-container",
+                    container = container
+                ),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -581,6 +611,8 @@ mod tests {
 
     #[test]
     fn docker_host_is_the_only_place_tried_when_set() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let mut places = places(Path::new("/x"));
         places.docker_host = Some("tcp://10.0.0.5:2375".to_owned());
         let tried = candidates(&places).expect("tcp:// is understood");
@@ -637,6 +669,8 @@ mod tests {
 
     #[test]
     fn no_socket_at_all_says_where_it_looked() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("none");
         let why = find_engine(&places(&dir))
             .expect_err("nothing listens")
@@ -651,6 +685,8 @@ mod tests {
 
     #[test]
     fn a_stale_socket_alone_is_reported_as_not_answering() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("only-stale");
         stale_socket(&dir.join("sys/var/run/docker.sock"));
         let why = find_engine(&places(&dir))
@@ -669,6 +705,8 @@ mod tests {
 
     #[test]
     fn a_registry_that_does_not_answer_ends_the_pull_within_its_bound() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("silent-registry");
         let socket = dir.join("engine.sock");
         fake_engine(&socket, None);
@@ -685,7 +723,7 @@ mod tests {
             .to_string();
         let waited = started.elapsed();
         assert!(
-            why.starts_with("no registry answered within 300ms"),
+            why.starts_with("no registry answered within 0.3 s"),
             "{why}"
         );
         assert!(waited < Duration::from_secs(2), "waited {waited:?}");

@@ -47,6 +47,27 @@ pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };
 
+/// Everything this crate says (its notes, its errors), in both languages.
+pub(crate) static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
+    "provisioning",
+    include_str!("../locales/en/provisioning.ftl"),
+    include_str!("../locales/pt-BR/provisioning.ftl"),
+);
+
+/// Seconds as the messages show them, with the language's decimal separator.
+pub(crate) fn seconds(seconds: f64) -> String {
+    MESSAGES.current().decimal(seconds, 2)
+}
+
+/// A bound as the messages show it: whole seconds, or tenths below a second.
+pub(crate) fn bound(bound: std::time::Duration) -> String {
+    if bound.subsec_millis() == 0 {
+        bound.as_secs().to_string()
+    } else {
+        MESSAGES.current().decimal(bound.as_secs_f64(), 1)
+    }
+}
+
 /// What the search for a server says besides printing it: the harness passes it
 /// on to the runner (its `Condition`s), which shows it beside the tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

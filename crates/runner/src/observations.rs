@@ -172,18 +172,31 @@ fn field_value(v: &Value) -> String {
         Value::Object(map) => {
             let mut parts: Vec<(i64, &String, String)> = map
                 .iter()
-                .map(|(k, v)| (v.as_i64().unwrap_or(0), k, crate::stages::figure_text(v)))
+                .map(|(k, v)| (v.as_i64().unwrap_or(0), k, value_said(v)))
                 .collect();
             // Biggest counts first, as the harness prints them.
             parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
             parts
                 .into_iter()
-                .map(|(_, k, v)| format!("{v} × {k}"))
+                .map(|(_, k, v)| format!("{v} × {}", words(k)))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
+        other => value_said(other),
+    }
+}
+
+/// A recorded value in the learner's words: the harness's for the values the
+/// tests record ("paid again", a reply's kind), the value itself otherwise.
+pub fn value_said(v: &Value) -> String {
+    match v {
+        Value::String(text) => words(text),
         other => crate::stages::figure_text(other),
     }
+}
+
+fn words(recorded: &str) -> String {
+    harness::observed_in_words(recorded).unwrap_or_else(|| recorded.to_owned())
 }
 
 #[cfg(test)]
@@ -271,6 +284,8 @@ not json
 
     #[test]
     fn lines_read_like_the_results_table() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let o = Observations::parse(LINES);
         let scenarios = o.scenarios();
         assert_eq!(scenarios.len(), 2);

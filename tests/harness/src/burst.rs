@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use l10n::t;
 use payment_model::{PaymentError, Reply};
 use serde::Serialize;
 use tokio::sync::Barrier;
@@ -46,7 +47,12 @@ where
         }
         results
     };
-    within(BURST_BOUND, &format!("{n} concurrent calls"), all).await
+    within(
+        BURST_BOUND,
+        &t!(crate::MESSAGES, "burst-what", count = n),
+        all,
+    )
+    .await
 }
 
 /// Awaits `future`, or fails the test after `bound` with a message naming `what`.
@@ -59,14 +65,21 @@ pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output =
                 seconds: bound.as_secs_f64(),
             });
             panic!(
-                "{what} did not finish within {:.1} s: something waits forever (a lock, or a pool with no free connection)",
-                bound.as_secs_f64()
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "bound-exceeded",
+                    what = what,
+                    seconds = crate::MESSAGES.current().decimal(bound.as_secs_f64(), 1)
+                )
             )
         }
     }
 }
 
-/// What a call of `create_payment` ended with, in a learner's words.
+/// What a call of `create_payment` ended with: recorded by its [`key`](Self::key)
+/// (what stages.toml's answer keys name), shown in the learner's words (its
+/// `Display`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum ReplyKind {
     Status(u16),
@@ -90,15 +103,49 @@ impl ReplyKind {
     }
 }
 
+impl ReplyKind {
+    /// How the outcome records it, the same in every language: `201`,
+    /// `error: pool timed out`, `error: unique violation (23505)`...
+    pub fn key(&self) -> String {
+        match self {
+            Self::Status(status) => status.to_string(),
+            Self::PoolTimedOut => POOL_TIMED_OUT.to_owned(),
+            Self::UniqueViolation => UNIQUE_VIOLATION.to_owned(),
+            Self::LockTimeout => LOCK_TIMEOUT.to_owned(),
+            Self::OtherError(e) => format!("{OTHER_ERROR}{e}"),
+        }
+    }
+
+    /// The kind a [`key`](Self::key) stands for.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Some(match key {
+            POOL_TIMED_OUT => Self::PoolTimedOut,
+            UNIQUE_VIOLATION => Self::UniqueViolation,
+            LOCK_TIMEOUT => Self::LockTimeout,
+            _ => match key.strip_prefix(OTHER_ERROR) {
+                Some(e) => Self::OtherError(e.to_owned()),
+                None => Self::Status(key.parse().ok()?),
+            },
+        })
+    }
+}
+
+const POOL_TIMED_OUT: &str = "error: pool timed out";
+const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
+const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
+const OTHER_ERROR: &str = "error: ";
+
 impl fmt::Display for ReplyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Status(status) => write!(f, "{status}"),
-            Self::PoolTimedOut => write!(f, "error: pool timed out"),
-            Self::UniqueViolation => write!(f, "error: unique violation (23505)"),
-            Self::LockTimeout => write!(f, "error: lock timeout (55P03)"),
-            Self::OtherError(e) => write!(f, "error: {e}"),
-        }
+        let m = &crate::MESSAGES;
+        let said = match self {
+            Self::Status(status) => t!(m, "reply-status", status = status.to_string()),
+            Self::PoolTimedOut => t!(m, "reply-pool-timed-out"),
+            Self::UniqueViolation => t!(m, "reply-unique-violation"),
+            Self::LockTimeout => t!(m, "reply-lock-timeout"),
+            Self::OtherError(e) => t!(m, "reply-other-error", error = e),
+        };
+        f.write_str(&said)
     }
 }
 
@@ -119,9 +166,7 @@ impl Outcome {
     pub fn new(results: &[Result<Reply, PaymentError>], payments: i64) -> Self {
         let mut replies = BTreeMap::new();
         for result in results {
-            *replies
-                .entry(ReplyKind::of(result).to_string())
-                .or_insert(0) += 1;
+            *replies.entry(ReplyKind::of(result).key()).or_insert(0) += 1;
         }
         let bodies: BTreeSet<String> = results
             .iter()
@@ -143,16 +188,26 @@ impl Outcome {
 
     /// How many calls ended as `kind`.
     pub fn count(&self, kind: ReplyKind) -> usize {
-        self.replies.get(&kind.to_string()).copied().unwrap_or(0)
+        self.replies.get(&kind.key()).copied().unwrap_or(0)
     }
 
-    /// The replies as one line: "20 × 201" or "1 × 201, 19 × error: pool timed out".
+    /// The replies as one line, in the learner's words: "20 × 201" or
+    /// "1 × 201, 19 × error: pool timed out".
     pub fn replies_line(&self) -> String {
         let mut parts: Vec<(usize, &String)> = self.replies.iter().map(|(k, n)| (*n, k)).collect();
         parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         parts
             .iter()
-            .map(|(n, k)| format!("{n} × {k}"))
+            .map(|(n, key)| {
+                let kind =
+                    ReplyKind::from_key(key).map_or_else(|| (*key).clone(), |k| k.to_string());
+                t!(
+                    crate::MESSAGES,
+                    "outcome-replies-part",
+                    count = n.to_string(),
+                    kind = kind
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -210,7 +265,12 @@ impl Outcome {
         let mut table = Table::new();
         table
             .load_style(UTF8_FULL_CONDENSED)
-            .set_header(["requests", "payments created", "replies", "distinct bodies"])
+            .set_header([
+                t!(crate::MESSAGES, "outcome-column-requests"),
+                t!(crate::MESSAGES, "outcome-column-payments"),
+                t!(crate::MESSAGES, "outcome-column-replies"),
+                t!(crate::MESSAGES, "outcome-column-distinct-bodies"),
+            ])
             .add_row([
                 self.requests.to_string(),
                 self.payments.to_string(),
@@ -224,30 +284,22 @@ impl Outcome {
 /// One line, for failure messages: "20 requests: 1 payment; 20 × 201; 1 distinct body".
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let plural = |n: i64, one: &str, many: &str| {
-            if n == 1 {
-                format!("{n} {one}")
-            } else {
-                format!("{n} {many}")
-            }
-        };
-        write!(
-            f,
-            "{} requests: {}; {}; {}",
-            self.requests,
-            plural(self.payments, "payment", "payments"),
-            self.replies_line(),
-            plural(
-                self.distinct_bodies as i64,
-                "distinct body",
-                "distinct bodies"
-            ),
-        )
+        let said = t!(
+            crate::MESSAGES,
+            "outcome-line",
+            requests = self.requests,
+            payments = self.payments,
+            replies = self.replies_line(),
+            bodies = self.distinct_bodies
+        );
+        f.write_str(&said)
     }
 }
 
 /// What a second request with a used key and another body got, in one word:
-/// `replayed` (the first answer), `refused` (422) or `paid again`.
+/// `replayed` (the first answer), `refused` (422) or `paid again`. These are
+/// the values stages.toml's answer keys name; the runner shows them in the
+/// learner's words ([`crate::observed_in_words`]).
 pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_json::Value {
     let second = if second == first {
         "replayed"

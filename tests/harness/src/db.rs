@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
@@ -23,43 +24,29 @@ pub enum TestDbError {
     /// No server at all: the message lists what was tried and the ways out.
     #[error(transparent)]
     NoServer(&'static NoServer),
-    #[error("harness: the connection budget closed ({0}); run the tests again")]
     BudgetClosed(#[source] tokio::sync::AcquireError),
-    #[error(
-        "harness: cannot connect to {to}: {source}; run the tests again \
-         (`cargo workbook doctor` shows which server they use)"
-    )]
     Connect {
         to: Target,
         #[source]
         source: sqlx::Error,
     },
     /// The role may not create databases (SQLSTATE 42501 on CREATE DATABASE).
-    #[error("harness: could not create {what}: {}", without_createdb(.role))]
-    CreateDenied { what: Target, role: String },
-    #[error(
-        "harness: could not create {what}: {source}; run the tests again \
-         (`cargo workbook doctor` shows which server they use)"
-    )]
+    CreateDenied {
+        what: Target,
+        role: String,
+    },
     Create {
         what: Target,
         #[source]
         source: sqlx::Error,
     },
     /// The schema's SQL fails on a fresh database: the learner's file to fix.
-    #[error(
-        "The migration in {file} does not apply: {source}\n\
-         Fix the SQL in that file and run {again} again.", again = run_again(.file)
-    )]
     Migration {
         file: &'static str,
         #[source]
         source: sqlx::Error,
     },
     /// A test panicked while it registered a schema's template.
-    #[error(
-        "harness: a test panicked while it registered a template database; run the tests again"
-    )]
     RegistryPoisoned,
     /// The template of this schema could not be made (for an earlier test of this
     /// process too).
@@ -80,11 +67,50 @@ pub enum Target {
 
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Target::Server => "the server",
-            Target::TestDatabase => "the test database",
-            Target::Template => "a template database",
+        let m = &crate::MESSAGES;
+        f.write_str(&match self {
+            Target::Server => t!(m, "target-server"),
+            Target::TestDatabase => t!(m, "target-test-database"),
+            Target::Template => t!(m, "target-template"),
         })
+    }
+}
+
+impl std::fmt::Display for TestDbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &crate::MESSAGES;
+        let said = match self {
+            Self::NoServer(e) => e.to_string(),
+            Self::BudgetClosed(e) => t!(m, "db-budget-closed", error = e.to_string()),
+            Self::Connect { to, source } => t!(
+                m,
+                "db-cannot-connect",
+                target = to.to_string(),
+                error = source.to_string()
+            ),
+            Self::CreateDenied { what, role } => t!(
+                m,
+                "db-create-denied",
+                target = what.to_string(),
+                why = without_createdb(role)
+            ),
+            Self::Create { what, source } => t!(
+                m,
+                "db-cannot-create",
+                target = what.to_string(),
+                error = source.to_string()
+            ),
+            Self::Migration { file, source } => t!(
+                m,
+                "db-migration",
+                file = *file,
+                error = source.to_string(),
+                again = run_again(file)
+            ),
+            Self::RegistryPoisoned => t!(m, "db-registry-poisoned"),
+            Self::Template(e) => e.to_string(),
+        };
+        f.write_str(&said)
     }
 }
 
@@ -98,8 +124,8 @@ fn run_again(file: &str) -> String {
         .and_then(|rest| rest.split('-').next())
         .and_then(|n| n.parse::<u32>().ok());
     match stage {
-        Some(n) => format!("`cargo workbook stage {n}`"),
-        None => "the tests".to_owned(),
+        Some(n) => t!(crate::MESSAGES, "run-again-stage", number = n.to_string()),
+        None => t!(crate::MESSAGES, "run-again-tests"),
     }
 }
 
@@ -281,19 +307,30 @@ impl TestDb {
                     });
                     match e {
                         sqlx::Error::PoolTimedOut => panic!(
-                            "harness: the server let only {} of {} connections log in within \
-                             {} s (before the test began: not a fault of the code under test)",
-                            held.len(),
-                            size.max_connections,
-                            WARM_UP_BOUND.as_secs()
+                            "{}",
+                            t!(
+                                crate::MESSAGES,
+                                "db-logins-too-slow",
+                                opened = held.len().to_string(),
+                                wanted = size.max_connections.to_string(),
+                                seconds = WARM_UP_BOUND.as_secs().to_string()
+                            )
                         ),
                         e => panic!(
-                            "harness: could not open {} connections: {e}",
-                            size.max_connections
+                            "{}",
+                            t!(
+                                crate::MESSAGES,
+                                "db-connections-not-opened",
+                                wanted = size.max_connections.to_string(),
+                                error = e.to_string()
+                            )
                         ),
                     }
                 }
-                Err(e) => panic!("harness: opening a connection failed: {e}"),
+                Err(e) => panic!(
+                    "{}",
+                    t!(crate::MESSAGES, "db-opening-failed", error = e.to_string())
+                ),
             }
         }
         drop(held);
@@ -305,8 +342,13 @@ impl TestDb {
         match PgConnection::connect_with(&self.options).await {
             Ok(conn) => conn,
             Err(e) => panic!(
-                "harness: cannot connect to the test database {}: {e}",
-                self.name
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "db-cannot-connect-to",
+                    name = &self.name,
+                    error = e.to_string()
+                )
             ),
         }
     }
@@ -315,7 +357,15 @@ impl TestDb {
     pub async fn execute(&self, sql: &'static str) {
         let mut conn = self.connect().await;
         if let Err(e) = conn.execute(sql).await {
-            panic!("harness: arranging the test failed on {sql:?}: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "db-arranging-failed",
+                    sql = format!("{sql:?}"),
+                    error = e.to_string()
+                )
+            );
         }
         let _ = conn.close().await;
     }
@@ -330,7 +380,15 @@ impl TestDb {
         let mut conn = self.connect().await;
         let count = match sqlx::query_scalar::<_, i64>(sql).fetch_one(&mut conn).await {
             Ok(count) => count,
-            Err(e) => panic!("harness: {sql:?} failed: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "db-count-failed",
+                    sql = format!("{sql:?}"),
+                    error = e.to_string()
+                )
+            ),
         };
         let _ = conn.close().await;
         count
@@ -339,11 +397,13 @@ impl TestDb {
     /// What the pool and the server's sessions are doing, for a failure message:
     /// the pool's size and idle connections, and `pg_stat_activity` for this database.
     pub async fn describe(&self, pool: &PgPool) -> String {
-        let mut text = format!(
-            "pool: {} open of {} at most, {} idle",
-            pool.size(),
-            pool.options().get_max_connections(),
-            pool.num_idle()
+        let m = &crate::MESSAGES;
+        let mut text = t!(
+            m,
+            "pool-state",
+            open = pool.size().to_string(),
+            max = pool.options().get_max_connections().to_string(),
+            idle = pool.num_idle().to_string()
         );
         let sessions = async {
             let mut conn = PgConnection::connect_with(&self.options).await?;
@@ -361,7 +421,7 @@ impl TestDb {
         };
         match tokio::time::timeout(Duration::from_secs(2), sessions).await {
             Ok(Ok(rows)) if rows.is_empty() => {
-                text.push_str("; server: no sessions on this database")
+                text.push_str(&format!("; {}", t!(m, "pool-no-sessions")))
             }
             Ok(Ok(rows)) => {
                 let parts: Vec<String> = rows
@@ -371,24 +431,34 @@ impl TestDb {
                         let wait_type: String = row.get("wait_event_type");
                         let wait_event: String = row.get("wait_event");
                         let n: i64 = row.get("n");
+                        let n = n.to_string();
                         match (wait_type.as_str(), wait_event.as_str()) {
-                            ("-", _) => format!("{n} {state}"),
+                            ("-", _) => t!(m, "pool-session", count = n, state = state),
                             // Not a lock wait: the server waits for the application
                             // to send its next command, and the application sends none.
-                            ("Client", "ClientRead") => format!(
-                                "{n} {state} (wait_event ClientRead: waiting for the application's next command, not for a lock)"
+                            ("Client", "ClientRead") => {
+                                t!(m, "pool-session-client-read", count = n, state = state)
+                            }
+                            _ => t!(
+                                m,
+                                "pool-session-waiting",
+                                count = n,
+                                state = state,
+                                wait = format!("{wait_type}/{wait_event}")
                             ),
-                            _ => format!("{n} {state} waiting on {wait_type}/{wait_event}"),
                         }
                     })
                     .collect();
                 text.push_str(&format!(
-                    "; server sessions (pg_stat_activity): {}",
-                    parts.join(", ")
+                    "; {}",
+                    t!(m, "pool-sessions", sessions = parts.join(", "))
                 ));
             }
-            Ok(Err(e)) => text.push_str(&format!("; pg_stat_activity unavailable: {e}")),
-            Err(_) => text.push_str("; pg_stat_activity did not answer within 2 s"),
+            Ok(Err(e)) => text.push_str(&format!(
+                "; {}",
+                t!(m, "pool-activity-unavailable", error = e.to_string())
+            )),
+            Err(_) => text.push_str(&format!("; {}", t!(m, "pool-activity-silent"))),
         }
         text
     }
@@ -595,6 +665,8 @@ mod tests {
 
     #[test]
     fn a_stages_migration_is_fixed_and_run_again_with_the_stages_command() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         assert_eq!(
             run_again("exercises/stage8-key-per-client/migrations/0001_clients.sql"),
             "`cargo workbook stage 8`"
@@ -609,6 +681,8 @@ mod tests {
 
     #[test]
     fn a_role_without_createdb_is_named_with_the_grant_that_fixes_it() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let why = TestDbError::CreateDenied {
             what: Target::TestDatabase,
             role: "app".to_owned(),
@@ -626,6 +700,8 @@ mod tests {
 
     #[test]
     fn a_server_that_cannot_be_reached_or_used_points_at_doctor() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         for why in [
             TestDbError::Connect {
                 to: Target::Server,

@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use payment_model::{PaymentError, Reply};
 use sqlx::{Connection, Executor, PgConnection};
 
@@ -38,14 +39,24 @@ impl PaymentGate {
         );
         let mut holder = db.connect().await;
         if let Err(e) = holder.execute(sqlx::AssertSqlSafe(trigger)).await {
-            panic!("harness: could not install the payment gate: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "gate-cannot-install",
+                    error = e.to_string()
+                )
+            );
         }
         if let Err(e) = sqlx::query("SELECT pg_advisory_lock($1)")
             .bind(GATE_LOCK)
             .execute(&mut holder)
             .await
         {
-            panic!("harness: could not close the payment gate: {e}");
+            panic!(
+                "{}",
+                t!(crate::MESSAGES, "gate-cannot-close", error = e.to_string())
+            );
         }
         PaymentGate { holder }
     }
@@ -56,7 +67,7 @@ impl PaymentGate {
             db,
             HELD_AT_GATE,
             n,
-            &format!("{n} request(s) to reach the payment gate"),
+            &t!(crate::MESSAGES, "gate-what-reach", count = n),
         )
         .await;
     }
@@ -71,7 +82,7 @@ impl PaymentGate {
         n: i64,
         request: &tokio::task::JoinHandle<T>,
     ) {
-        let what = format!("{n} request(s) to reach the payment gate");
+        let what = t!(crate::MESSAGES, "gate-what-reach", count = n);
         wait_for_sessions_unless(db, HELD_AT_GATE, n, &what, || request.is_finished()).await;
     }
 
@@ -104,7 +115,7 @@ pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
         db,
         WAITING_ON_A_KEY,
         n,
-        &format!("{n} duplicate(s) to wait on the key's lock"),
+        &t!(crate::MESSAGES, "gate-what-lock-waiters", count = n),
     )
     .await;
 }
@@ -136,7 +147,7 @@ where
     let mut watch = db.connect().await;
     wait_for(
         &mut watch,
-        "the first request to reach the payment gate",
+        &t!(crate::MESSAGES, "gate-what-first-reach"),
         |held, _| held >= 1 || first.is_finished(),
     )
     .await;
@@ -146,7 +157,11 @@ where
     let first_held = usize::from(!first.is_finished());
     wait_for(
         &mut watch,
-        &format!("{expected} duplicate(s) to arrive while the first request is held"),
+        &t!(
+            crate::MESSAGES,
+            "gate-what-duplicates-arrive",
+            count = expected
+        ),
         |held, waiting| {
             // Answered or panicked: either way it came and went while the first was held.
             let ended = duplicates.iter().filter(|d| d.is_finished()).count();
@@ -165,7 +180,8 @@ where
         }
         results
     };
-    crate::within(BURST_BOUND, &format!("{n} calls with one key"), all).await
+    let what = t!(crate::MESSAGES, "gate-what-calls-one-key", count = n);
+    crate::within(BURST_BOUND, &what, all).await
 }
 
 /// Polls (bounded) the sessions held at the gate and waiting on a key until
@@ -183,16 +199,25 @@ async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usiz
                 usize::try_from(held).unwrap_or(0),
                 usize::try_from(waiting).unwrap_or(0),
             ),
-            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(crate::MESSAGES, "gate-cannot-watch", error = e.to_string())
+            ),
         };
         if done(held, waiting) {
             return;
         }
         if Instant::now() > deadline {
             panic!(
-                "waited {:.0} s for {what}: {held} session(s) held at the payment gate, \
-                 {waiting} waiting on a key's lock",
-                CONDITION_BOUND.as_secs_f64()
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "gate-waited-held",
+                    seconds = CONDITION_BOUND.as_secs().to_string(),
+                    what = what,
+                    held = held.to_string(),
+                    waiting = waiting.to_string()
+                )
             );
         }
         // Polling a condition, not timing a race: the bound above is what matters.
@@ -218,22 +243,28 @@ async fn wait_for_sessions_unless(
     loop {
         let seen: i64 = match sqlx::query_scalar(count_sql).fetch_one(&mut conn).await {
             Ok(seen) => seen,
-            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(crate::MESSAGES, "gate-cannot-watch", error = e.to_string())
+            ),
         };
         if seen >= n {
             let _ = conn.close().await;
             return;
         }
         if ended() {
-            panic!(
-                "waiting for {what}: the request ended without getting there (see its panic \
-                 or its answer above; a todo!() not yet written?)"
-            );
+            panic!("{}", t!(crate::MESSAGES, "gate-ended-first", what = what));
         }
         if Instant::now() > deadline {
             panic!(
-                "waited {:.0} s for {what}, saw {seen}",
-                CONDITION_BOUND.as_secs_f64()
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "gate-waited-saw",
+                    seconds = CONDITION_BOUND.as_secs().to_string(),
+                    what = what,
+                    seen = seen.to_string()
+                )
             );
         }
         // Polling a condition, not timing a race: the bound above is what matters.

@@ -23,6 +23,38 @@ pub mod provider;
 mod scenario;
 mod wire;
 
+/// The workbook's one localisation mechanism: the tests' messages are said
+/// through it too (`l10n::Catalogue`, `t!`).
+pub use l10n::{self, t};
+
+/// Everything the harness says, in both languages.
+pub(crate) static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
+    "harness",
+    include_str!("../locales/en/harness.ftl"),
+    include_str!("../locales/pt-BR/harness.ftl"),
+);
+
+/// A value a test records for the runner (`observe`: `"paid again"`,
+/// `"replayed"`, a reply's kind...), in the learner's words: `None` when the
+/// harness has no words for it (a figure, a SQLSTATE), shown as it is.
+pub fn observed_in_words(value: &str) -> Option<String> {
+    if let Some(kind) = ReplyKind::from_key(value) {
+        return Some(kind.to_string());
+    }
+    // "paid again" is `observed-paid-again`, "A's answer" `observed-a-s-answer`.
+    let slug: Vec<String> = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if slug.is_empty() {
+        return None;
+    }
+    MESSAGES
+        .current()
+        .try_say(&format!("observed-{}", slug.join("-")))
+}
+
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
 

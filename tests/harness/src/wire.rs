@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
+use l10n::t;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgSslMode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
@@ -102,20 +103,33 @@ impl WireRelay {
             .spawn();
         let janitor = match janitor {
             Ok(janitor) => janitor,
-            Err(e) => panic!("harness: the wire relay could not start sh: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(crate::MESSAGES, "wire-no-shell", error = e.to_string())
+            ),
         };
         if let Err(e) = std::fs::create_dir(&dir) {
             panic!(
-                "harness: the wire relay could not create {}: {e}",
-                dir.display()
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "wire-no-directory",
+                    dir = dir.display().to_string(),
+                    error = e.to_string()
+                )
             );
         }
         let port = upstream.get_port();
         let listener = match UnixListener::bind(dir.join(format!(".s.PGSQL.{port}"))) {
             Ok(listener) => listener,
             Err(e) => panic!(
-                "harness: the wire relay could not listen in {}: {e}",
-                dir.display()
+                "{}",
+                t!(
+                    crate::MESSAGES,
+                    "wire-cannot-listen",
+                    dir = dir.display().to_string(),
+                    error = e.to_string()
+                )
             ),
         };
         let log = Arc::new(Mutex::new(WireLog::default()));

@@ -38,6 +38,7 @@ observations-heading = What happened (recorded by the tests)
 observations-measured = what was measured
 observations-seen = what the tests saw
 observations-in-all-runs = { $seen } (in all { $count } runs)
+observations-scenario = the scenario `{ $name }`
 happened-no-metric = not recorded: its test recorded no { $metric }
 happened-not-recorded = not recorded: its test did not get that far
 happened-no-choice = none of the choices
@@ -87,6 +88,8 @@ tests-failed = { $count ->
    *[other] { $count } tests
 }: { $message }
 tests-at = (at { $location })
+# A todo!() still in the exercise (std's words, then the exercise's).
+tests-todo = not yet implemented: { $said }
 tests-printed = What { $name } printed:
 
 ## The verdict
@@ -316,6 +319,29 @@ field-batches = batches
 field-reaped = reaped
 field-duplicates_409 = duplicates 409
 field-unrelated = unrelated
+field-second = the second request
+field-retry = the retry
+field-provider_calls = calls to the provider
+field-created = 201s
+field-writes = writes
+field-unrelated_ms = the other key took (ms)
+field-tries = tries
+field-transactions = transactions
+field-stranded = stranded keys
+field-statuses = answers
+field-statements_other_body = statements (another body)
+field-sqlstate = SQLSTATE
+field-runs_with_duplicates = runs with duplicates
+field-runs = runs
+field-retry_gets = the retry gets
+field-payments_min = fewest payments
+field-payments_max = most payments
+field-last = the last answer
+field-keys = keys
+field-ids_taken = ids taken
+field-duplicate = the duplicate
+field-deleted = deleted
+field-after_lease = after the lease
 
 ## review (the capstone)
 

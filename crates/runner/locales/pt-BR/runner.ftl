@@ -41,6 +41,7 @@ observations-heading = O que aconteceu (registrado pelos testes)
 observations-measured = o que foi medido
 observations-seen = o que os testes viram
 observations-in-all-runs = { $seen } (em todas as { $count } execuções)
+observations-scenario = o cenário `{ $name }`
 happened-no-metric = não registrado: o teste não registrou { $metric }
 happened-not-recorded = não registrado: o teste não chegou até lá
 happened-no-choice = nenhuma das opções
@@ -90,6 +91,8 @@ tests-failed = { $count ->
    *[other] { $count } testes
 }: { $message }
 tests-at = (em { $location })
+# Um todo!() ainda no exercício (as palavras do std, depois as do exercício).
+tests-todo = ainda não implementado: falta escrever o `todo!()` indicado abaixo (o comentário acima dele diz o quê)
 tests-printed = O que { $name } imprimiu:
 
 ## O veredito
@@ -318,6 +321,29 @@ field-batches = lotes
 field-reaped = chaves apagadas
 field-duplicates_409 = duplicatas com 409
 field-unrelated = o pedido da outra chave
+field-second = o segundo pedido
+field-retry = a nova tentativa
+field-provider_calls = chamadas ao provedor
+field-created = 201s
+field-writes = escritas
+field-unrelated_ms = a outra chave levou (ms)
+field-tries = tentativas
+field-transactions = transações
+field-stranded = chaves encalhadas
+field-statuses = respostas
+field-statements_other_body = comandos (outro corpo)
+field-sqlstate = SQLSTATE
+field-runs_with_duplicates = execuções com duplicatas
+field-runs = execuções
+field-retry_gets = a nova tentativa recebe
+field-payments_min = menos pagamentos
+field-payments_max = mais pagamentos
+field-last = a última resposta
+field-keys = chaves
+field-ids_taken = ids gastos
+field-duplicate = a duplicata
+field-deleted = apagadas
+field-after_lease = depois do prazo de reserva
 
 ## review (o desafio final)
 

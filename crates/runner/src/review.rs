@@ -248,9 +248,13 @@ impl Evidence {
             } else if !tests.is_empty() && tests.iter().all(|t| t.status == TestStatus::Passed) {
                 Evidence::Holds
             } else if tests.is_empty() {
-                Evidence::Unknown(format!("no test `{}` ran", item.test))
+                Evidence::Unknown(t!(
+                    crate::messages::RUNNER,
+                    "evidence-no-test-ran",
+                    test = &item.test
+                ))
             } else {
-                Evidence::Unknown("its test did not finish".to_owned())
+                Evidence::Unknown(t!(crate::messages::RUNNER, "evidence-test-did-not-finish"))
             };
             out.insert(item.id.clone(), evidence);
         }

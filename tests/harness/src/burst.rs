@@ -77,9 +77,9 @@ pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output =
     }
 }
 
-/// What a call of `create_payment` ended with: recorded by its [`key`](Self::key)
-/// (what stages.toml's answer keys name), shown in the learner's words (its
-/// `Display`).
+/// What a call of `create_payment` ended with: recorded by its `Display` (its
+/// [`key`](Self::key), what stages.toml's answer keys name, the same in every
+/// language), said in the learner's words by [`said`](Self::said).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum ReplyKind {
     Status(u16),
@@ -135,17 +135,26 @@ const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
 const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
 const OTHER_ERROR: &str = "error: ";
 
-impl fmt::Display for ReplyKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ReplyKind {
+    /// The kind in the learner's words ("error: pool timed out", "erro: o pool
+    /// estourou o acquire timeout").
+    pub fn said(&self) -> String {
         let m = &crate::MESSAGES;
-        let said = match self {
+        match self {
             Self::Status(status) => t!(m, "reply-status", status = status.to_string()),
             Self::PoolTimedOut => t!(m, "reply-pool-timed-out"),
             Self::UniqueViolation => t!(m, "reply-unique-violation"),
             Self::LockTimeout => t!(m, "reply-lock-timeout"),
             Self::OtherError(e) => t!(m, "reply-other-error", error = e),
-        };
-        f.write_str(&said)
+        }
+    }
+}
+
+/// The kind's [`key`](ReplyKind::key): what the tests record (`unrelated:
+/// kind.to_string()`), never translated.
+impl fmt::Display for ReplyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
     }
 }
 
@@ -199,8 +208,7 @@ impl Outcome {
         parts
             .iter()
             .map(|(n, key)| {
-                let kind =
-                    ReplyKind::from_key(key).map_or_else(|| (*key).clone(), |k| k.to_string());
+                let kind = ReplyKind::from_key(key).map_or_else(|| (*key).clone(), |k| k.said());
                 t!(
                     crate::MESSAGES,
                     "outcome-replies-part",

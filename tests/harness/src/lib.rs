@@ -39,7 +39,7 @@ pub(crate) static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
 /// harness has no words for it (a figure, a SQLSTATE), shown as it is.
 pub fn observed_in_words(value: &str) -> Option<String> {
     if let Some(kind) = ReplyKind::from_key(value) {
-        return Some(kind.to_string());
+        return Some(kind.said());
     }
     // "paid again" is `observed-paid-again`, "A's answer" `observed-a-s-answer`.
     let slug: Vec<String> = value

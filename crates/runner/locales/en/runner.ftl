@@ -396,6 +396,8 @@ evidence-column-key = key
 evidence-none = none
 evidence-every-test-passes = every test passes
 evidence-agrees = agrees
+evidence-no-test-ran = no test `{ $test }` ran
+evidence-test-did-not-finish = its test did not finish
 
 ## db-stop
 

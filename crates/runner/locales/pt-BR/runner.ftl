@@ -398,6 +398,8 @@ evidence-column-key = gabarito
 evidence-none = nada
 evidence-every-test-passes = todos os testes passam
 evidence-agrees = confere
+evidence-no-test-ran = nenhum teste `{ $test }` rodou
+evidence-test-did-not-finish = o teste dele não terminou
 
 ## db-stop
 

@@ -8,7 +8,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use harness::l10n::{Catalogue, t};
+use harness::l10n::{Arg, Catalogue, t};
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
     Call, CallError, PoolSize, TestDb, fire_concurrently, fire_while_first_is_held,
@@ -23,6 +23,13 @@ static MESSAGES: Catalogue = Catalogue::new(
     include_str!("locales/en/review_routes.ftl"),
     include_str!("locales/pt-BR/review_routes.ftl"),
 );
+
+/// What a route did, then why it matters: the evidence `cargo workbook review`
+/// shows (message `id`), `; `, and the reason (`id-why`), given the same facts.
+fn evidence(id: &str, facts: &[(&str, Arg)]) -> String {
+    let why = format!("{id}-why");
+    format!("{}; {}", MESSAGES.say(id, facts), MESSAGES.say(&why, facts))
+}
 
 /// The route, served on 127.0.0.1 with a pool of `connections`, and a payment
 /// provider that charges whatever it is asked to (for the routes that call one);
@@ -87,11 +94,12 @@ async fn a_request_without_a_key_is_refused_and_pays_nothing() {
     assert!(
         (400..500).contains(&answer.status) && payments == 0,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "a-request-without-a-key-was-answered",
-            status = answer.status,
-            payments = payments
+            &[
+                ("status", answer.status.into()),
+                ("payments", payments.into())
+            ]
         )
     );
 }
@@ -121,11 +129,12 @@ async fn twenty_concurrent_requests_with_one_key_make_one_payment() {
     assert!(
         payments == 1,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "twenty-concurrent-requests-with-one-key-made",
-            payments = payments,
-            answers = statuses.join(", ")
+            &[
+                ("payments", payments.into()),
+                ("answers", statuses.join(", ").into())
+            ]
         )
     );
 }
@@ -192,7 +201,7 @@ async fn a_request_that_fails_halfway_leaves_nothing_behind_and_its_retry_pays_o
     assert!(
         payments == 1 && (200..300).contains(&retry.status),
         "{}",
-        MESSAGES.say(
+        evidence(
             if table == "payments" {
                 "the-payment-insert-failed-and-its-retry-left"
             } else {
@@ -220,20 +229,20 @@ async fn a_retry_gets_the_first_answer_again() {
     assert!(
         first.status == 201,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "the-first-request-was-answered",
-            got = format!("{first:?}")
+            &[("got", format!("{first:?}").into())]
         )
     );
     assert!(
         retry == first,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "the-retry-was-answered-instead-of-the-first-answer",
-            retry = format!("{} {}", retry.status, retry.body),
-            first = format!("{} {}", first.status, first.body)
+            &[
+                ("retry", format!("{} {}", retry.status, retry.body).into()),
+                ("first", format!("{} {}", first.status, first.body).into())
+            ]
         )
     );
 }
@@ -251,19 +260,17 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
     assert!(
         first.status == 201,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "the-first-request-was-answered",
-            got = format!("{first:?}")
+            &[("got", format!("{first:?}").into())]
         )
     );
     assert!(
         other.status == 422,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "the-same-key-with-another-amount-was-answered",
-            got = format!("{} {}", other.status, other.body)
+            &[("got", format!("{} {}", other.status, other.body).into())]
         )
     );
 }
@@ -291,11 +298,15 @@ async fn twenty_requests_through_a_pool_of_five_are_all_answered() {
     assert!(
         failed.is_empty(),
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "requests-through-a-pool-of-five-got-no-answer",
-            count = failed.len(),
-            first = failed.first().map(String::as_str).unwrap_or("")
+            &[
+                ("count", failed.len().into()),
+                (
+                    "first",
+                    failed.first().map(String::as_str).unwrap_or("").into()
+                )
+            ]
         )
     );
 }
@@ -322,13 +333,14 @@ async fn a_lost_provider_answer_is_retried_into_one_charge() {
     assert!(
         charges == 1 && retry.status == 201,
         "{}",
-        t!(
-            MESSAGES,
+        evidence(
             "a-lost-provider-answer-then-a-retry-left",
-            charges = charges,
-            calls = calls,
-            first = first.status,
-            retry = retry.status
+            &[
+                ("charges", charges.into()),
+                ("calls", calls.into()),
+                ("first", first.status.into()),
+                ("retry", retry.status.into())
+            ]
         )
     );
 }

@@ -210,7 +210,12 @@ fn with_usages(cmd: Command, words: &Localiser, root: &str) -> Command {
         let line = text
             .split_once(": ")
             .map_or(text.as_str(), |(_, line)| line);
-        line.replace("[OPTIONS]", &options)
+        // A message of its own, whose words are the command's: said like the rest.
+        t!(
+            words,
+            "clap-usage-line",
+            usage = line.replace("[OPTIONS]", &options)
+        )
     };
     let root_usage = usage_of(&mut built);
     let mut subs: Vec<(String, String)> = Vec::new();

@@ -77,16 +77,20 @@ pub struct Unmarked {
 
 /// Every line of `output` with prose outside the markers. Markers may nest (a
 /// message inside another's argument) and may span lines (a long message
-/// wrapped to the terminal's width); a word is two or more letters with nothing
-/// else in it but an apostrophe or a hyphen, after punctuation around it is
-/// cut: `test_name`, `stage2-naive/src/lib.rs`, `--no-predict`, `23505` and
-/// `201` are not words, `Tests` and `error:` are. ANSI colours are ignored.
+/// wrapped to the terminal's width). A word is two or more letters with nothing
+/// else in it but an apostrophe or a hyphen, once the punctuation around it is
+/// cut: `test_name`, `stage2-naive/src/lib.rs`, `--no-predict`, `23505` and `201`
+/// are not words. Prose is two words in a row, a word that labels what follows
+/// (`error:`), or a capitalised word alone on its line (a heading: `Tests`); a
+/// lone lowercase word is a name (a command's: `stage`, `workbook`) and is not.
+/// ANSI colours are ignored.
 pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
     let output = strip_ansi(output);
     let mut depth = 0usize;
     let mut found = Vec::new();
     for (number, line) in output.lines().enumerate() {
-        let mut outside = String::new();
+        // The stretches of this line outside every marker, apart.
+        let mut outside: Vec<String> = vec![String::new()];
         let mut rest = line;
         while !rest.is_empty() {
             let open = rest.find(OPEN);
@@ -97,14 +101,14 @@ pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
             };
             let Some(at) = next else {
                 if depth == 0 {
-                    outside.push_str(rest);
+                    outside.last_mut().map(|s| s.push_str(rest));
                 }
                 break;
             };
             if depth == 0 {
-                outside.push_str(&rest[..at]);
+                outside.last_mut().map(|s| s.push_str(&rest[..at]));
             }
-            outside.push(' ');
+            outside.push(String::new());
             if rest[at..].starts_with(OPEN) {
                 depth += 1;
                 rest = &rest[at + OPEN.len()..];
@@ -113,11 +117,31 @@ pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
                 rest = &rest[at + CLOSE.len()..];
             }
         }
-        let words: Vec<&str> = outside.split_whitespace().filter(|t| is_word(t)).collect();
-        if !words.is_empty() {
+        let stretches: Vec<Vec<&str>> = outside
+            .iter()
+            .map(|stretch| stretch.split_whitespace().collect())
+            .filter(|tokens: &Vec<&str>| !tokens.is_empty())
+            .collect();
+        let alone = stretches.len() == 1 && stretches[0].len() == 1;
+        let mut prose: Vec<&str> = Vec::new();
+        for tokens in &stretches {
+            for (i, token) in tokens.iter().enumerate() {
+                if !is_word(token) {
+                    continue;
+                }
+                let next_is_word = tokens.get(i + 1).is_some_and(|t| is_word(t));
+                let previous_is_word = i > 0 && is_word(tokens[i - 1]);
+                let label = token.ends_with(':');
+                let heading = alone && token.chars().next().is_some_and(char::is_uppercase);
+                if next_is_word || previous_is_word || label || heading {
+                    prose.push(token);
+                }
+            }
+        }
+        if !prose.is_empty() {
             found.push(Unmarked {
                 line: number + 1,
-                words: words.join(" "),
+                words: prose.join(" "),
                 text: line.to_owned(),
             });
         }
@@ -192,15 +216,19 @@ mod tests {
 test result: FAILED. 0 passed
 [!! å ļöñĝ ɱéššåĝé
 ŵŕåþþéð ţö ţĥé ţéŕɱíñåļ !!] and then English
-\u{1b}[1mTests\u{1b}[0m";
+\u{1b}[1mTests\u{1b}[0m
+  stage     [!! Þŕéðíçţ !!]
+[!! Ûšåĝé: !!] workbook [!! [ÖÞŢÎÖÑŠ] !!]
+error: [!! ñöţ ýéţ !!]";
         let found = unmarked_prose(output);
         let lines: Vec<(usize, &str)> = found.iter().map(|u| (u.line, u.words.as_str())).collect();
         assert_eq!(
             lines,
             [
-                (6, "test result: FAILED. passed"),
+                (6, "test result: FAILED."),
                 (8, "and then English"),
-                (9, "Tests")
+                (9, "Tests"),
+                (12, "error:")
             ]
         );
     }

@@ -2,6 +2,8 @@
 # with clap (src/cli.rs). The program's own texts are in its catalogue.
 
 clap-usage = Usage:
+# The usage line: the command, its options and arguments.
+clap-usage-line = { $usage }
 clap-commands = Commands
 clap-arguments = Arguments
 clap-options = Options

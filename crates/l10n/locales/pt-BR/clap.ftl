@@ -2,6 +2,8 @@
 # argumentos com o clap (src/cli.rs). Os textos do programa ficam no catálogo dele.
 
 clap-usage = Uso:
+# A linha de uso: o comando, as opções e os argumentos dele.
+clap-usage-line = { $usage }
 clap-commands = Comandos
 clap-arguments = Argumentos
 clap-options = Opções

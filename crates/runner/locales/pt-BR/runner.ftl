@@ -30,7 +30,7 @@ more-lines = … ({ $count ->
     [1] mais 1 linha
    *[other] mais { $count } linhas
 })
-compile-again-watching = o próximo salvamento roda os testes de novo
+compile-again-watching = os testes rodam de novo quando você salvar
 compile-again = depois rode { $command } de novo
 compile-fix = Corrija o que o compilador aponta: { $again }. A saída completa: { $output }. Empacou? { $hint }.
 command-failed = { $command } falhou:
@@ -107,7 +107,7 @@ verdict-some-fail = { $failed } de { $count } testes falham, { $passed ->
     [1] 1 passa
    *[other] { $passed } passam
 } { $times }.
-verdict-next-watching = Edite { $edit }: o próximo salvamento roda os testes de novo. Empacou? { $hint }.
+verdict-next-watching = Edite { $edit }: os testes rodam de novo quando você salvar. Empacou? { $hint }.
 verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar a cada salvamento). Empacou? { $hint }.
 
 ## Causas que o harness relatou
@@ -287,7 +287,7 @@ doctor-starting-phase = Subindo o PostgreSQL
 doctor-image-default = a padrão
 doctor-image-from-variable = de WORKBOOK_PG_IMAGE
 doctor-image-here = A imagem { $image } ({ $chosen }) está aqui.
-doctor-image-not-here = A imagem { $image } ({ $chosen }) ainda não está aqui: a primeira execução a baixa. Sem registry, { $build } monta workbook-postgres:15 a partir dos pacotes do Debian; WORKBOOK_PG_IMAGE=workbook-postgres:15 a usa.
+doctor-image-not-here = A imagem { $image } ({ $chosen }) ainda não está aqui: a primeira execução a baixa. Sem acesso a um registro de imagens, { $build } monta workbook-postgres:15 a partir dos pacotes do Debian; WORKBOOK_PG_IMAGE=workbook-postgres:15 a usa.
 doctor-image-error = Imagem { $image }: { $why }
 doctor-check-engine = confira o motor de contêineres
 doctor-kept = Contêiner mantido: { $kept }; { $stage } o reutiliza, { $stop } o remove.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use harness::l10n::{Arg, Catalogue, t};
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
-    Call, CallError, PoolSize, TestDb, fire_concurrently, fire_while_first_is_held,
+    Call, CallError, PoolSize, Shown, TestDb, fire_concurrently, fire_while_first_is_held,
     reference_schema,
 };
 use payment_model::Reply;
@@ -231,7 +231,7 @@ async fn a_retry_gets_the_first_answer_again() {
         "{}",
         evidence(
             "the-first-request-was-answered",
-            &[("got", format!("{first:?}").into())]
+            &[("got", first.shown().into())]
         )
     );
     assert!(
@@ -262,7 +262,7 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
         "{}",
         evidence(
             "the-first-request-was-answered",
-            &[("got", format!("{first:?}").into())]
+            &[("got", first.shown().into())]
         )
     );
     assert!(

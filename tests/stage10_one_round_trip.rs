@@ -5,7 +5,7 @@
 
 use harness::l10n::{Catalogue, t};
 use harness::{
-    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, TestDb, TwoKeys, WireRelay,
+    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, Shown, TestDb, TwoKeys, WireRelay,
     failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema,
     slow_first_request, two_keys,
 };
@@ -67,11 +67,7 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
     assert!(
         reply.status == 201,
         "{}",
-        t!(
-            MESSAGES,
-            "a-new-key-is-answered-201",
-            got = format!("{reply:?}")
-        )
+        t!(MESSAGES, "a-new-key-is-answered-201", got = reply.shown())
     );
     let transactions = db
         .count("SELECT count(DISTINCT xid) FROM writes_seen")
@@ -114,8 +110,8 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
         t!(
             MESSAGES,
             "the-answer-built-in-sql-is-reply-created",
-            expected = format!("{expected:?}"),
-            got = format!("{reply:?}")
+            expected = expected.shown(),
+            got = reply.shown()
         )
     );
 }
@@ -151,11 +147,7 @@ async fn a_new_key_is_one_statement_sent_outside_any_transaction_block() {
     assert!(
         reply.status == 201,
         "{}",
-        t!(
-            MESSAGES,
-            "a-new-key-is-answered-201",
-            got = format!("{reply:?}")
-        )
+        t!(MESSAGES, "a-new-key-is-answered-201", got = reply.shown())
     );
     assert!(
         wire.queries.is_empty() && !wire.saw_transaction_block(),
@@ -208,11 +200,7 @@ async fn twenty_concurrent_requests_create_one_payment() {
     assert!(
         first.as_ref().map(|r| r.status) == Some(201),
         "{}",
-        t!(
-            MESSAGES,
-            "the-first-request-pays",
-            got = format!("{:?}", results[0])
-        )
+        t!(MESSAGES, "the-first-request-pays", got = results[0].shown())
     );
     // A duplicate waited on the first request's key: either the first committed
     // within the bounded wait (the same 201, replayed), or it did not (409).
@@ -226,7 +214,7 @@ async fn twenty_concurrent_requests_create_one_payment() {
                 MESSAGES,
                 "a-duplicate-gets-the-201-replayed-or-409",
                 number = i,
-                got = format!("{result:?}"),
+                got = result.shown(),
                 outcome = outcome.to_string()
             )
         );
@@ -241,8 +229,8 @@ async fn twenty_concurrent_requests_create_one_payment() {
         t!(
             MESSAGES,
             "a-retry-after-the-commit-replays-the-201",
-            first = format!("{first:?}"),
-            retry = format!("{retry:?}")
+            first = results[0].shown(),
+            retry = retry.shown()
         )
     );
 }
@@ -298,7 +286,7 @@ async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
         t!(
             MESSAGES,
             "the-slow-request-completes-once-let-go",
-            got = format!("{:?}", slow.first)
+            got = slow.first.shown()
         )
     );
     assert!(
@@ -324,11 +312,7 @@ async fn a_later_retry_returns_the_same_body() {
     assert!(
         first.status == 201,
         "{}",
-        t!(
-            MESSAGES,
-            "the-first-request-pays",
-            got = format!("{first:?}")
-        )
+        t!(MESSAGES, "the-first-request-pays", got = first.shown())
     );
     assert!(
         retry == first,
@@ -336,8 +320,8 @@ async fn a_later_retry_returns_the_same_body() {
         t!(
             MESSAGES,
             "a-retry-gets-the-stored-answer-byte-for-byte",
-            first = format!("{first:?}"),
-            retry = format!("{retry:?}")
+            first = first.shown(),
+            retry = retry.shown()
         )
     );
     assert!(
@@ -388,8 +372,8 @@ async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_paymen
         t!(
             MESSAGES,
             "a-key-answered-before-replays-or-refuses",
-            retry = format!("{retry:?}"),
-            other = format!("{other:?}")
+            retry = retry.shown(),
+            other = other.shown()
         )
     );
     harness::observe(
@@ -456,7 +440,7 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         t!(
             MESSAGES,
             "another-body-is-refused-with-422",
-            got = format!("{second:?}")
+            got = second.shown()
         )
     );
     let made = db.payment_count().await;
@@ -520,7 +504,7 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
         t!(
             MESSAGES,
             "a-failed-payment-fails-the-call",
-            got = format!("{failed:?}")
+            got = failed.shown()
         )
     );
     assert!(
@@ -539,7 +523,7 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
         t!(
             MESSAGES,
             "the-retry-pays-once-payments-work",
-            got = format!("{retry:?}")
+            got = retry.shown()
         )
     );
     assert!(

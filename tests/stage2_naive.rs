@@ -2,7 +2,7 @@
 //! `create_payment` is naive: they measure the race it loses, exactly.
 
 use harness::l10n::{Catalogue, t};
-use harness::{Outcome, PoolSize, ReplyKind, TestDb, fire_concurrently, reference_schema};
+use harness::{Outcome, PoolSize, ReplyKind, Shown, TestDb, fire_concurrently, reference_schema};
 use payment_model::{PaymentError, PaymentRequest, RaceWindow, Reply};
 use stage2::create_payment;
 
@@ -180,7 +180,7 @@ async fn a_retry_after_the_first_answer_replays_it() {
         t!(
             MESSAGES,
             "the-first-request-creates-the-payment",
-            got = format!("{first:?}")
+            got = first.shown()
         )
     );
     assert!(
@@ -189,8 +189,8 @@ async fn a_retry_after_the_first_answer_replays_it() {
         t!(
             MESSAGES,
             "one-after-the-other-the-stored-answer-is-replayed",
-            first = format!("{first:?}"),
-            retry = format!("{retry:?}")
+            first = first.shown(),
+            retry = retry.shown()
         )
     );
     let payments = db.payment_count().await;
@@ -231,8 +231,8 @@ async fn the_same_key_with_another_body_is_not_detected() {
         t!(
             MESSAGES,
             "the-naive-version-never-compares-bodies",
-            first = format!("{first:?}"),
-            other = format!("{other:?}")
+            first = first.shown(),
+            other = other.shown()
         )
     );
     assert!(

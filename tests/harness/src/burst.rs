@@ -158,6 +158,27 @@ impl fmt::Display for ReplyKind {
     }
 }
 
+/// An answer as a failure message shows it: `201 {"amount":100,...}`, or the
+/// error a call ended with.
+pub trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for Reply {
+    fn shown(&self) -> String {
+        format!("{} {}", self.status, self.body)
+    }
+}
+
+impl Shown for Result<Reply, PaymentError> {
+    fn shown(&self) -> String {
+        match self {
+            Ok(reply) => reply.shown(),
+            Err(e) => e.to_string(),
+        }
+    }
+}
+
 /// The facts of a burst: what the tests assert, and what the runner shows beside
 /// the learner's predictions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

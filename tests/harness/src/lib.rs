@@ -60,7 +60,7 @@ pub use fault_proxy as proxy;
 
 use std::io::Write;
 
-pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
+pub use burst::{Outcome, ReplyKind, Shown, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
 pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{

@@ -108,7 +108,7 @@ verdict-some-fail = { $failed } de { $count } testes falham, { $passed ->
    *[other] { $passed } passam
 } { $times }.
 verdict-next-watching = Edite { $edit }: os testes rodam de novo quando você salvar. Empacou? { $hint }.
-verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar a cada salvamento). Empacou? { $hint }.
+verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar toda vez que você salvar). Empacou? { $hint }.
 
 ## Causas que o harness relatou
 

@@ -13,15 +13,15 @@ reply-unique-violation = erro: violação de unicidade (23505)
 reply-lock-timeout = erro: o lock_timeout estourou (55P03)
 reply-other-error = erro: { $error }
 outcome-column-requests = pedidos
-outcome-column-payments = pagamentos criados
+outcome-column-payments = pagamentos feitos
 outcome-column-replies = respostas
-outcome-column-distinct-bodies = corpos distintos
+outcome-column-distinct-bodies = corpos diferentes
 outcome-line = { $requests } pedidos: { $payments ->
     [1] 1 pagamento
    *[other] { $payments } pagamentos
 }; { $replies }; { $bodies ->
-    [1] 1 corpo distinto
-   *[other] { $bodies } corpos distintos
+    [1] 1 corpo diferente
+   *[other] { $bodies } corpos diferentes
 }
 outcome-replies-part = { $count } × { $kind }
 

@@ -8,27 +8,36 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use harness::l10n::{Arg, Catalogue, t};
+use harness::l10n::Arg;
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
     Call, CallError, PoolSize, Shown, TestDb, fire_concurrently, fire_while_first_is_held,
     reference_schema,
 };
+use harness::{catalogue, t};
 use payment_model::Reply;
 use rstest::rstest;
 
-/// What these tests say, in the learner's language.
-static MESSAGES: Catalogue = Catalogue::new(
-    "review_routes",
-    include_str!("locales/en/review_routes.ftl"),
-    include_str!("locales/pt-BR/review_routes.ftl"),
-);
+// What these tests say, in the learner's language.
+catalogue!(static MESSAGES = "locales", "review_routes");
 
 /// What a route did, then why it matters: the evidence `cargo workbook review`
 /// shows (message `id`), `; `, and the reason (`id-why`), given the same facts.
 fn evidence(id: &str, facts: &[(&str, Arg)]) -> String {
     let why = format!("{id}-why");
     format!("{}; {}", MESSAGES.say(id, facts), MESSAGES.say(&why, facts))
+}
+
+/// The first request of a test must have paid (201), or the test fails saying so.
+fn first_request_paid(first: &Reply) {
+    assert!(
+        first.status == 201,
+        "{}",
+        evidence(
+            "the-first-request-was-answered",
+            &[("got", first.shown().into())]
+        )
+    );
 }
 
 /// The route, served on 127.0.0.1 with a pool of `connections`, and a payment
@@ -226,14 +235,7 @@ async fn a_retry_gets_the_first_answer_again() {
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let retry = post_answered(addr, Some("key-1"), &body(1, 100)).await;
 
-    assert!(
-        first.status == 201,
-        "{}",
-        evidence(
-            "the-first-request-was-answered",
-            &[("got", first.shown().into())]
-        )
-    );
+    first_request_paid(&first);
     assert!(
         retry == first,
         "{}",
@@ -257,14 +259,7 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let other = post_answered(addr, Some("key-1"), &body(1, 999)).await;
 
-    assert!(
-        first.status == 201,
-        "{}",
-        evidence(
-            "the-first-request-was-answered",
-            &[("got", first.shown().into())]
-        )
-    );
+    first_request_paid(&first);
     assert!(
         other.status == 422,
         "{}",

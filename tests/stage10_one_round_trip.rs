@@ -3,22 +3,32 @@
 //! another body, the key rolls back with a failed payment, and a duplicate waits
 //! only a bounded time for a request in flight.
 
-use harness::l10n::{Catalogue, t};
 use harness::{
     FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, Shown, TestDb, TwoKeys, WireRelay,
     failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema,
     slow_first_request, two_keys,
 };
+use harness::{catalogue, t};
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use stage10::create_payment;
 
-/// What these tests say, in the learner's language
-/// (tests/locales/*/stage10_one_round_trip.ftl).
-static MESSAGES: Catalogue = Catalogue::new(
-    "stage10_one_round_trip",
-    include_str!("locales/en/stage10_one_round_trip.ftl"),
-    include_str!("locales/pt-BR/stage10_one_round_trip.ftl"),
-);
+// What these tests say, in the learner's language
+// (tests/locales/*/stage10_one_round_trip.ftl).
+catalogue!(static MESSAGES = "locales", "stage10_one_round_trip");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
 
 /// A request that had to be answered, or the test fails saying so (`failed`:
 /// the message naming the request).
@@ -324,16 +334,7 @@ async fn a_later_retry_returns_the_same_body() {
             retry = retry.shown()
         )
     );
-    assert!(
-        made == 1,
-        "{}",
-        t!(
-            MESSAGES,
-            "payments-made-by-now",
-            wanted = 1,
-            payments = made
-        )
-    );
+    payments_made_by_now(made, 1);
 }
 // ANCHOR_END: replay
 
@@ -405,16 +406,7 @@ async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_paymen
         )
     );
     let made = db.payment_count().await;
-    assert!(
-        made == 2,
-        "{}",
-        t!(
-            MESSAGES,
-            "payments-made-by-now",
-            wanted = 2,
-            payments = made
-        )
-    );
+    payments_made_by_now(made, 2);
 }
 // ANCHOR_END: answered_key
 
@@ -444,16 +436,7 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
         )
     );
     let made = db.payment_count().await;
-    assert!(
-        made == 1,
-        "{}",
-        t!(
-            MESSAGES,
-            "payments-made-by-now",
-            wanted = 1,
-            payments = made
-        )
-    );
+    payments_made_by_now(made, 1);
 }
 
 #[tokio::test]
@@ -473,16 +456,7 @@ async fn different_keys_make_different_payments() {
             id = format!("{:?}", a.payment_id())
         )
     );
-    assert!(
-        made == 2,
-        "{}",
-        t!(
-            MESSAGES,
-            "payments-made-by-now",
-            wanted = 2,
-            payments = made
-        )
-    );
+    payments_made_by_now(made, 2);
 }
 
 // ANCHOR: rollback
@@ -526,15 +500,6 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
             got = retry.shown()
         )
     );
-    assert!(
-        made == 1,
-        "{}",
-        t!(
-            MESSAGES,
-            "payments-made-by-now",
-            wanted = 1,
-            payments = made
-        )
-    );
+    payments_made_by_now(made, 1);
 }
 // ANCHOR_END: rollback

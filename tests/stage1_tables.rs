@@ -3,17 +3,13 @@
 //! They check what matters, not spelling: `INT` and `INTEGER` are the same type,
 //! and the order of the columns is free.
 
-use harness::l10n::{Catalogue, t};
 use harness::{Schema, TestDb};
+use harness::{catalogue, t};
 use rstest::rstest;
 use sqlx::{Connection, PgConnection, Row};
 
-/// What these tests say, in the learner's language (tests/locales/*/stage1_tables.ftl).
-static MESSAGES: Catalogue = Catalogue::new(
-    "stage1_tables",
-    include_str!("locales/en/stage1_tables.ftl"),
-    include_str!("locales/pt-BR/stage1_tables.ftl"),
-);
+// What these tests say, in the learner's language (tests/locales/*/stage1_tables.ftl).
+catalogue!(static MESSAGES = "locales", "stage1_tables");
 
 fn schema() -> Schema {
     Schema::new(stage1::MIGRATION_FILE, stage1::MIGRATION_SQL)

@@ -1,17 +1,13 @@
 //! Stage 2: the naive version, check then write. These tests pass when
 //! `create_payment` is naive: they measure the race it loses, exactly.
 
-use harness::l10n::{Catalogue, t};
 use harness::{Outcome, PoolSize, ReplyKind, Shown, TestDb, fire_concurrently, reference_schema};
+use harness::{catalogue, t};
 use payment_model::{PaymentError, PaymentRequest, RaceWindow, Reply};
 use stage2::create_payment;
 
-/// What these tests say, in the learner's language (tests/locales/*/stage2_naive.ftl).
-static MESSAGES: Catalogue = Catalogue::new(
-    "stage2_naive",
-    include_str!("locales/en/stage2_naive.ftl"),
-    include_str!("locales/pt-BR/stage2_naive.ftl"),
-);
+// What these tests say, in the learner's language (tests/locales/*/stage2_naive.ftl).
+catalogue!(static MESSAGES = "locales", "stage2_naive");
 
 /// A request that had to be answered, or the test fails saying which.
 fn answered(result: Result<Reply, PaymentError>, which: &str) -> Reply {

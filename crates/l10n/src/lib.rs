@@ -429,6 +429,21 @@ macro_rules! count_arg {
 }
 count_arg!(u8, u16, u32, u64, usize, i32, i64);
 
+/// `catalogue!(static MESSAGES = "locales", "stage2_naive")`: the catalogue
+/// `NAME` of the files `DIR/en/NAME.ftl` and `DIR/pt-BR/NAME.ftl`, `DIR` relative
+/// to the file that says it (as `include_str!`'s paths are).
+#[macro_export]
+macro_rules! catalogue {
+    ($(#[$attr:meta])* $vis:vis static $static:ident = $dir:literal, $name:literal) => {
+        $(#[$attr])*
+        $vis static $static: $crate::Catalogue = $crate::Catalogue::new(
+            $name,
+            include_str!(concat!($dir, "/en/", $name, ".ftl")),
+            include_str!(concat!($dir, "/pt-BR/", $name, ".ftl")),
+        );
+    };
+}
+
 /// `t!(MESSAGES, "id")`, `t!(l, "id", count = n, name = text)`: a message of a
 /// [`Catalogue`] (in this process's language) or of a [`Localiser`].
 /// Anything else shown in a message (an error, a path, a SQLSTATE) is an

@@ -47,12 +47,8 @@ pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };
 
-/// Everything this crate says (its notes, its errors), in both languages.
-pub(crate) static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
-    "provisioning",
-    include_str!("../locales/en/provisioning.ftl"),
-    include_str!("../locales/pt-BR/provisioning.ftl"),
-);
+// Everything this crate says (its notes, its errors), in both languages.
+l10n::catalogue!(pub(crate) static MESSAGES = "../locales", "provisioning");
 
 /// Seconds as the messages show them, with the language's decimal separator.
 pub(crate) fn seconds(seconds: f64) -> String {

@@ -25,14 +25,10 @@ mod wire;
 
 /// The workbook's one localisation mechanism: the tests' messages are said
 /// through it too (`l10n::Catalogue`, `t!`).
-pub use l10n::{self, t};
+pub use l10n::{self, catalogue, t};
 
-/// Everything the harness says, in both languages.
-pub(crate) static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
-    "harness",
-    include_str!("../locales/en/harness.ftl"),
-    include_str!("../locales/pt-BR/harness.ftl"),
-);
+// Everything the harness says, in both languages.
+l10n::catalogue!(pub(crate) static MESSAGES = "../locales", "harness");
 
 /// A value a test records for the runner (`observe`: `"paid again"`,
 /// `"replayed"`, a reply's kind...), in the learner's words: `None` when the

@@ -90,7 +90,7 @@ pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
     let mut found = Vec::new();
     for (number, line) in output.lines().enumerate() {
         // The stretches of this line outside every marker, apart.
-        let mut outside: Vec<String> = vec![String::new()];
+        let mut outside: Vec<&str> = Vec::new();
         let mut rest = line;
         while !rest.is_empty() {
             let open = rest.find(OPEN);
@@ -101,14 +101,13 @@ pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
             };
             let Some(at) = next else {
                 if depth == 0 {
-                    outside.last_mut().map(|s| s.push_str(rest));
+                    outside.push(rest);
                 }
                 break;
             };
             if depth == 0 {
-                outside.last_mut().map(|s| s.push_str(&rest[..at]));
+                outside.push(&rest[..at]);
             }
-            outside.push(String::new());
             if rest[at..].starts_with(OPEN) {
                 depth += 1;
                 rest = &rest[at + OPEN.len()..];

@@ -349,7 +349,6 @@ pub fn redact(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Backend, BackendChoice, redact};
-    use l10n::t;
     use sqlx::postgres::PgConnectOptions;
 
     fn backend(choice: BackendChoice, admin: PgConnectOptions) -> Backend {

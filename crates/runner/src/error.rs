@@ -162,7 +162,12 @@ impl Error {
                 path = path(p),
                 source = source.to_string()
             ),
-            Self::Lang(e) => t!(l, "error-unknown-lang", given = e.given.as_str(), by = e.by),
+            Self::Lang(e) => t!(
+                l,
+                "error-unknown-lang",
+                given = format!("{:?}", e.given),
+                by = e.by
+            ),
         }
     }
 }

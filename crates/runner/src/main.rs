@@ -118,6 +118,10 @@ enum Command {
     /// What CI runs: every stage's solution, exercise, known-wrong variants and
     /// answer keys, then cargo fmt and clippy.
     Verify {
+        /// Only this stage's checks (with the metadata, the build and the lints;
+        /// without the review's).
+        #[arg(long, value_name = "N")]
+        stage: Option<u32>,
         /// The bound of each test run, in seconds.
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
@@ -294,7 +298,9 @@ fn run(cli: Cli, l10n: &Localiser) -> Result<bool, Error> {
                 timeout: Duration::from_secs(timeout),
             },
         ),
-        Command::Verify { timeout } => commands::verify::run(&wb, Duration::from_secs(timeout)),
+        Command::Verify { stage, timeout } => {
+            commands::verify::run(&wb, stage, Duration::from_secs(timeout))
+        }
         Command::Flaky {
             runs,
             stage,

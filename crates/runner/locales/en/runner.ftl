@@ -433,6 +433,7 @@ cli-review-route = Only this route (A, B, ...)
 cli-review-again = Forget the earlier reviews of these routes and review them again
 cli-review-evidence = Ask nothing: run every route and show what its tests find broken (what CI prints)
 cli-verify-about = What CI runs: every stage's solution, exercise, known-wrong variants and answer keys, then cargo fmt and clippy
+cli-verify-stage = Only this stage's checks (with the metadata, the build and the lints; without the review's)
 cli-verify-timeout = The bound of each test run, in seconds
 cli-flaky-about = Whether every verdict of verify is certain: runs every solution's tests and every known-wrong package N times and counts failures and escapes
 cli-flaky-runs = How many times to run each

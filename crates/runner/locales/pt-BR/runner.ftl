@@ -435,6 +435,7 @@ cli-review-route = Só esta rota (A, B, ...)
 cli-review-again = Esquece as revisões anteriores destas rotas e as revisa de novo
 cli-review-evidence = Não pergunta nada: roda todas as rotas e mostra o que os testes delas acham quebrado (o que o CI imprime)
 cli-verify-about = O que o CI roda: a solução, o exercício, as variantes sabidamente erradas e os gabaritos de cada etapa, depois cargo fmt e clippy
+cli-verify-stage = Só as verificações desta etapa (com os metadados, a compilação e os lints; sem as da revisão)
 cli-verify-timeout = O limite de cada execução dos testes, em segundos
 cli-flaky-about = Se todo veredito do verify é certo: roda N vezes os testes de cada solução e cada pacote sabidamente errado e conta as falhas e as vezes em que um errado passou
 cli-flaky-runs = Quantas vezes rodar cada um

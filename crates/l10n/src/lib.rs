@@ -18,6 +18,22 @@
 //!   that a line of prose outside the markers is a text that does not come from a
 //!   catalogue ([`pseudo`]).
 //!
+//! ## Saying a message
+//!
+//! 1. Write it in `locales/en/NAME.ftl` beside the code (a test file's:
+//!    `tests/locales/en/FILE.ftl`), its id named after what it says
+//!    (`twenty-requests-with-one-key-pay-once = 20 requests with one key must pay
+//!    once: { $outcome }`), and its translation under the same id in
+//!    `locales/pt-BR/NAME.ftl`, following `book/glossary.toml`.
+//! 2. Name the catalogue once: `l10n::catalogue!(static MESSAGES = "locales",
+//!    "FILE");` (a test file: `harness::catalogue!`, the harness re-exports it).
+//! 3. Say it: `t!(MESSAGES, "id", fact = value)`; a failing test says
+//!    `assert!(cond, "{}", t!(...))` with the figures in the sentence, never a bare
+//!    `assert_eq!` left/right. An error type says its words in its `Display`.
+//! 4. `cargo test -p workbook-l10n --test catalogues` checks both languages hold
+//!    the same ids; `cargo test -p workbook-runner --test pseudo_locale` that a
+//!    command prints nothing a catalogue does not say.
+//!
 //! ```
 //! static MESSAGES: l10n::Catalogue = l10n::Catalogue::new(
 //!     "example",

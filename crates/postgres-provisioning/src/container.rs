@@ -41,11 +41,13 @@ use testcontainers_modules::testcontainers::core::error::ClientError;
 use testcontainers_modules::testcontainers::runners::AsyncRunner;
 use testcontainers_modules::testcontainers::{ContainerRequest, ImageExt};
 
-use crate::backend::{Backend, BackendChoice, announce};
+use crate::backend::{Backend, BackendChoice};
 use crate::cleanup::{alive, at_exit, host_name};
 use crate::databases::drop_databases_of_dead_runs;
-use crate::engine::{Engine, split_image};
+use crate::endpoint::Engine;
+use crate::engine::split_image;
 use crate::error::{ContainerError, EngineError};
+use crate::notice::announce;
 
 /// The image learners get: the official one, small, pulled once.
 pub const DEFAULT_IMAGE: &str = "postgres:15-alpine";
@@ -141,9 +143,9 @@ impl Running {
     /// How it came to be, as its description says.
     fn said_how(&self) -> String {
         match self.how {
-            "throwaway" => t!(crate::MESSAGES, "container-how-throwaway"),
-            "kept" => t!(crate::MESSAGES, "container-how-kept"),
-            _ => t!(crate::MESSAGES, "container-how-kept-new"),
+            "throwaway" => t!(crate::messages::MESSAGES, "container-how-throwaway"),
+            "kept" => t!(crate::messages::MESSAGES, "container-how-kept"),
+            _ => t!(crate::messages::MESSAGES, "container-how-kept-new"),
         }
     }
 }
@@ -179,7 +181,7 @@ pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
         choice: BackendChoice::Container,
         admin,
         description: t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "described-container",
             image = image,
             how = running.said_how(),
@@ -187,7 +189,7 @@ pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
             host = &host,
             port = running.port.to_string(),
             engine = engine.to_string(),
-            seconds = crate::seconds(started.elapsed().as_secs_f64())
+            seconds = crate::messages::seconds(started.elapsed().as_secs_f64())
         ),
         max_connections,
         handed_over: false,
@@ -199,10 +201,14 @@ fn ensure_image(engine: &Engine, image: &str) -> Result<(), ContainerError> {
     if engine.has_image(image)? {
         return Ok(());
     }
-    announce(&t!(crate::MESSAGES, "harness-pulling", image = image));
+    announce(&t!(
+        crate::messages::MESSAGES,
+        "harness-pulling",
+        image = image
+    ));
     let still_waiting = || {
         announce(&t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "harness-waiting-for-registry",
             seconds = REGISTRY_BOUND.as_secs().to_string()
         ))
@@ -398,7 +404,7 @@ async fn start_kept(
         match create(engine, image, true, request).await {
             Ok(port) => {
                 announce(&t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "harness-started-kept",
                     container = KEPT_CONTAINER
                 ));
@@ -434,7 +440,7 @@ pub fn kept_container(engine: &Engine) -> Result<Option<String>, EngineError> {
     let state = info["State"]["Status"].as_str().unwrap_or("?");
     Ok(Some(match published_port(&info) {
         Some(port) => t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "kept-container",
             container = KEPT_CONTAINER,
             image = image,
@@ -443,7 +449,7 @@ pub fn kept_container(engine: &Engine) -> Result<Option<String>, EngineError> {
             port = port.to_string()
         ),
         None => t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "kept-container-no-port",
             container = KEPT_CONTAINER,
             image = image,

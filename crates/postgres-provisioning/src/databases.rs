@@ -8,9 +8,10 @@ use std::time::Duration;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
-use crate::backend::announce;
+use crate::backend::Backend;
 use crate::cleanup::{alive, host_name};
 use crate::error::CreateDbError;
+use crate::notice::announce;
 
 /// Connects once and reads `max_connections`: proof that the server answers.
 pub(crate) async fn probe(admin: &PgConnectOptions) -> Result<u32, sqlx::Error> {
@@ -34,7 +35,7 @@ pub fn owner() -> &'static str {
 }
 
 fn host_tag() -> String {
-    crate::content_hash(&host_name())[..8].to_owned()
+    crate::hash::content_hash(&host_name())[..8].to_owned()
 }
 
 /// The databases the harness names, with their owner: `wb_test_<host>_<pid>_<n>`
@@ -76,12 +77,24 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
     let _ = conn.close().await;
     if dropped > 0 {
         announce(&l10n::t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "harness-dropped-databases",
             count = dropped
         ));
     }
     dropped
+}
+
+impl Backend {
+    /// Drops the databases that test processes of this machine made on this
+    /// server and left when they were killed (`kill -9` drops nothing: a run
+    /// stopped at its bound, a test process a watching runner cancelled);
+    /// those of running processes are left alone. A server that serves run
+    /// after run (the runner's, `DATABASE_URL`, the kept container) is swept
+    /// before each run; returns how many went.
+    pub async fn drop_databases_of_dead_runs(&self) -> usize {
+        drop_databases_of_dead_runs(&self.admin).await
+    }
 }
 
 /// Drops database `name`, ending the sessions still on it (a failed test's pool,
@@ -124,11 +137,6 @@ pub(crate) async fn may_create_databases(admin: &PgConnectOptions) -> Result<(),
         }),
         _ => Ok(()),
     }
-}
-
-/// The message for a role without CREATEDB.
-pub fn without_createdb(role: &str) -> String {
-    l10n::t!(crate::MESSAGES, "without-createdb", role = role)
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! plain blocking HTTP/1.0 request on the engine's socket. Plain calls need no
 //! async runtime, so they also work in an `atexit` hook, after every runtime is gone.
 
-use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::fs::FileTypeExt;
@@ -14,61 +13,8 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::endpoint::{Endpoint, Engine};
 use crate::error::EngineError;
-
-/// Where an engine's API answers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Endpoint {
-    Unix(PathBuf),
-    /// `host:port`, plain HTTP.
-    Tcp(String),
-}
-
-impl Endpoint {
-    /// The same place, spelled as `DOCKER_HOST` spells it.
-    pub fn docker_host(&self) -> String {
-        match self {
-            Endpoint::Unix(path) => format!("unix://{}", path.display()),
-            Endpoint::Tcp(address) => format!("tcp://{address}"),
-        }
-    }
-
-    /// The host on which the engine publishes container ports.
-    pub fn published_host(&self) -> String {
-        match self {
-            Endpoint::Unix(_) => "127.0.0.1".to_owned(),
-            Endpoint::Tcp(address) => match address.rsplit_once(':') {
-                Some((host, _)) => host.trim_matches(['[', ']']).to_owned(),
-                None => address.clone(),
-            },
-        }
-    }
-}
-
-impl fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.docker_host())
-    }
-}
-
-/// An engine: where it answers, and what it most likely is (named by where it was found).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Engine {
-    pub endpoint: Endpoint,
-    pub kind: &'static str,
-}
-
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let said = l10n::t!(
-            crate::MESSAGES,
-            "engine-at",
-            kind = self.kind,
-            endpoint = self.endpoint.to_string()
-        );
-        f.write_str(&said)
-    }
-}
 
 /// What the search reads from the environment, as a value: tests give a fake home
 /// and fake system directory.
@@ -298,7 +244,11 @@ impl Engine {
             200 => Ok(true),
             404 => Ok(false),
             other => Err(self.refused(
-                l10n::t!(crate::MESSAGES, "engine-looking-for-image", image = image),
+                l10n::t!(
+                    crate::messages::MESSAGES,
+                    "engine-looking-for-image",
+                    image = image
+                ),
                 other,
                 &reply,
             )),
@@ -419,7 +369,7 @@ impl Engine {
             204 | 404 => Ok(()),
             other => Err(self.refused(
                 l10n::t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "engine-removing-container",
                     container = container
                 ),
@@ -443,7 +393,7 @@ impl Engine {
         match (reply.status, reply.json()) {
             (200, serde_json::Value::Array(list)) => Ok(list),
             (status, _) => Err(self.refused(
-                l10n::t!(crate::MESSAGES, "engine-listing-containers"),
+                l10n::t!(crate::messages::MESSAGES, "engine-listing-containers"),
                 status,
                 &reply,
             )),
@@ -462,7 +412,7 @@ impl Engine {
             404 => Ok(None),
             other => Err(self.refused(
                 l10n::t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "engine-inspecting-container",
                     container = container
                 ),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use l10n::t;
 
 use crate::backend::HANDOVER_VAR;
-use crate::engine::{Endpoint, Engine};
+use crate::endpoint::{Endpoint, Engine};
 
 /// A container engine that cannot be found, or a call of its API that failed.
 #[derive(Debug, thiserror::Error)]
@@ -204,7 +204,7 @@ pub enum Attempt {
 
 impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let said = match self {
             Self::UnknownScheme { host } => t!(m, "engine-unknown-scheme", host = host),
             Self::NoSocket { looked } => t!(m, "engine-no-socket", looked = looked.join(", ")),
@@ -276,7 +276,7 @@ impl fmt::Display for EngineError {
             Self::NoRegistry { bound, source } => t!(
                 m,
                 "engine-no-registry",
-                seconds = crate::bound(*bound),
+                seconds = crate::messages::bound(*bound),
                 source = source.to_string()
             ),
             Self::PullStalled {
@@ -304,7 +304,7 @@ impl fmt::Display for EngineError {
 #[cfg(feature = "containers")]
 impl fmt::Display for ContainerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let said = match self {
             Self::Engine(e) => e.to_string(),
             Self::NoImage { engine, image, why } => t!(
@@ -377,7 +377,7 @@ impl fmt::Display for ContainerError {
 
 impl fmt::Display for LocalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let shown = |path: &PathBuf| path.display().to_string();
         let said = match self {
             Self::NoBinaries => t!(m, "local-no-binaries"),
@@ -442,7 +442,7 @@ impl fmt::Display for LocalError {
 
 impl fmt::Display for UrlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let said = match self {
             Self::NotSet => t!(m, "url-not-set"),
             Self::NotPostgres { shown, source } => t!(
@@ -467,11 +467,11 @@ impl fmt::Display for UrlError {
 
 impl fmt::Display for CreateDbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let said = match self {
             Self::Connect(source) => t!(m, "createdb-connect", source = source.to_string()),
             Self::ReadRole(source) => t!(m, "createdb-read-role", source = source.to_string()),
-            Self::NotAllowed { role } => crate::databases::without_createdb(role),
+            Self::NotAllowed { role } => without_createdb(role),
         };
         f.write_str(&said)
     }
@@ -479,7 +479,7 @@ impl fmt::Display for CreateDbError {
 
 impl fmt::Display for Attempt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let said = match self {
             Self::UnknownChoice(value) => {
                 t!(m, "attempt-unknown-choice", value = format!("{value:?}"))
@@ -510,3 +510,59 @@ impl fmt::Display for Attempt {
         f.write_str(&said)
     }
 }
+
+/// The message for a role without CREATEDB.
+pub fn without_createdb(role: &str) -> String {
+    t!(crate::messages::MESSAGES, "without-createdb", role = role)
+}
+
+/// No server could be had; the message says what was tried and the ways out.
+#[derive(Debug)]
+pub struct NoServer {
+    tried: Vec<Attempt>,
+}
+
+impl NoServer {
+    pub(crate) fn new(tried: impl Into<Attempt>) -> Self {
+        Self {
+            tried: vec![tried.into()],
+        }
+    }
+
+    /// What was tried, in order, and why each failed.
+    pub fn tried(&self) -> &[Attempt] {
+        &self.tried
+    }
+
+    pub(crate) fn and(mut self, other: NoServer) -> Self {
+        self.tried.extend(other.tried);
+        self
+    }
+}
+
+impl fmt::Display for NoServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", t!(crate::messages::MESSAGES, "no-server-tried"))?;
+        for line in &self.tried {
+            writeln!(f, "  - {line}")?;
+        }
+        write!(f, "{}", t!(crate::messages::MESSAGES, "no-server-ways-out"))
+    }
+}
+
+impl std::error::Error for NoServer {}
+
+/// One way tried, and why it failed.
+macro_rules! no_server_from {
+    ($($error:ty),*) => {$(
+        impl From<$error> for NoServer {
+            fn from(error: $error) -> Self {
+                Self::new(error)
+            }
+        }
+    )*};
+}
+
+no_server_from!(UrlError, LocalError);
+#[cfg(feature = "containers")]
+no_server_from!(ContainerError);

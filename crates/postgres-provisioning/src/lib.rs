@@ -25,80 +25,32 @@ mod cleanup;
 #[cfg(feature = "containers")]
 mod container;
 mod databases;
+mod endpoint;
 mod engine;
 mod error;
+mod find;
+mod hash;
 mod local;
+mod messages;
+mod notice;
 
-use std::sync::OnceLock;
-
-pub use backend::{Backend, BackendChoice, HANDOVER_VAR, NoServer, backend, redact, url_backend};
+pub use backend::{Backend, BackendChoice, HANDOVER_VAR};
 pub use cleanup::at_exit;
 #[cfg(feature = "containers")]
 pub use container::{
     DEFAULT_IMAGE, KEPT_CONTAINER, image as pg_image, keep_container, kept_container,
     remove_kept_container,
 };
-pub use databases::{drop_database, owner, without_createdb};
-pub use engine::{Endpoint, Engine, Places, engine, find_engine};
+pub use databases::{drop_database, owner};
+pub use endpoint::{Endpoint, Engine};
+pub use engine::{Places, engine, find_engine};
 #[cfg(feature = "containers")]
 pub use error::ContainerError;
-pub use error::{Attempt, CreateDbError, EngineError, LocalError, UrlError};
+pub use error::{
+    Attempt, CreateDbError, EngineError, LocalError, NoServer, UrlError, without_createdb,
+};
+pub use find::{backend, redact, url_backend};
 pub use local::{
     Binaries, ClusterSettings, LocalCluster, file_system_of, find_binaries, server_account,
 };
-
-// Everything this crate says (its notes, its errors), in both languages.
-l10n::catalogue!(pub(crate) static MESSAGES = "../locales", "provisioning");
-
-/// Seconds as the messages show them, with the language's decimal separator.
-pub(crate) fn seconds(seconds: f64) -> String {
-    MESSAGES.current().decimal(seconds, 2)
-}
-
-/// A bound as the messages show it: whole seconds, or tenths below a second.
-pub(crate) fn bound(bound: std::time::Duration) -> String {
-    if bound.subsec_millis() == 0 {
-        bound.as_secs().to_string()
-    } else {
-        MESSAGES.current().decimal(bound.as_secs_f64(), 1)
-    }
-}
-
-/// What the search for a server says besides printing it: the harness passes it
-/// on to the runner (its `Condition`s), which shows it beside the tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Notice<'a> {
-    /// A line printed for the learner ("harness: ...").
-    Said(&'a str),
-    /// No server could be had.
-    NoServer,
-}
-
-static LISTENER: OnceLock<fn(Notice<'_>)> = OnceLock::new();
-
-/// Who hears the [`Notice`]s of this process instead of its standard error (the
-/// listener prints them, or not); the first caller wins.
-pub fn listen(listener: fn(Notice<'_>)) {
-    let _ = LISTENER.set(listener);
-}
-
-/// Tells the listener; false when there is none.
-pub(crate) fn tell(notice: Notice<'_>) -> bool {
-    match LISTENER.get() {
-        Some(listener) => {
-            listener(notice);
-            true
-        }
-        None => false,
-    }
-}
-
-/// SHA-256 of some text, in hex: names derived from content (a cache directory,
-/// a machine's tag).
-pub(crate) fn content_hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+pub use notice::{Notice, listen};

@@ -156,7 +156,7 @@ pub fn scratch_dir() -> Result<ScratchDir, LocalError> {
         }
         return Ok(ScratchDir {
             why: t!(
-                crate::MESSAGES,
+                crate::messages::MESSAGES,
                 "scratch-from-variable",
                 variable = SCRATCH_VAR
             ),
@@ -167,13 +167,13 @@ pub fn scratch_dir() -> Result<ScratchDir, LocalError> {
     match in_memory_with_room(shm) {
         Ok(()) => Ok(ScratchDir {
             dir: shm.to_owned(),
-            why: t!(crate::MESSAGES, "scratch-in-memory"),
+            why: t!(crate::messages::MESSAGES, "scratch-in-memory"),
         }),
         Err(why_not) => {
             let dir = std::env::temp_dir();
             Ok(ScratchDir {
                 why: t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "scratch-on-disk",
                     why = why_not.to_string()
                 ),
@@ -269,7 +269,7 @@ enum NotInMemory {
 
 impl std::fmt::Display for NotInMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         let shown = |dir: &PathBuf| dir.display().to_string();
         let said = match self {
             Self::NoMounts(dir) => t!(m, "not-in-memory-no-mounts", dir = shown(dir)),
@@ -332,7 +332,7 @@ impl LocalCluster {
     pub async fn start(settings: ClusterSettings) -> Result<LocalCluster, LocalError> {
         let scratch = match settings.place {
             Some(dir) => ScratchDir {
-                why: t!(crate::MESSAGES, "scratch-chosen"),
+                why: t!(crate::messages::MESSAGES, "scratch-chosen"),
                 dir,
             },
             None => scratch_dir()?,
@@ -392,10 +392,10 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
     };
     let version = version.answer();
     let (bindir, dir) = (binaries.bindir.display(), scratch.dir.display());
-    let seconds = crate::seconds(started.elapsed().as_secs_f64());
+    let seconds = crate::messages::seconds(started.elapsed().as_secs_f64());
     let description = match &account {
         Some(user) => t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "described-local-as-root",
             version = &version,
             bindir = bindir.to_string(),
@@ -406,7 +406,7 @@ async fn start_in(scratch: ScratchDir, settings: &[String]) -> Result<LocalClust
             seconds = seconds
         ),
         None => t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "described-local",
             version = &version,
             bindir = bindir.to_string(),
@@ -528,7 +528,7 @@ fn cached_data_dir(
             path: binaries.postgres(),
             source,
         })?;
-    let key = crate::content_hash(&format!(
+    let key = crate::hash::content_hash(&format!(
         "{identity}|{}|{INITDB_ARGS:?}|{PREPARE}|{account:?}|without spare WAL",
         binaries.bindir.display()
     ));

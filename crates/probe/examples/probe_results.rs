@@ -30,7 +30,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
-use probe::{CheckId, Options, Report, Verdict};
+use probe::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
+use probe::{CheckId, Options, Report, Role, Verdict};
 use server::external::{
     ExternalServer, ServerError, article_api, article_schema, missing_setup, servers_dir,
 };
@@ -421,40 +422,114 @@ fn table(lang: Lang, probed: &[(Name, Report)]) -> String {
     });
     out.push_str(&figures.join("\n"));
     out.push('\n');
+    let profiled: Vec<_> = probed
+        .iter()
+        .filter(|((en, _), _)| PROFILED.contains(en))
+        .collect();
+    if !profiled.is_empty() {
+        out.push_str(&profile_table(lang, &profiled));
+    }
     out
 }
 
-/// The burst's answers and payments, and the run's time, from the report's evidence:
-/// "201 ×20, 1 payment; the probe took 0.6 s.".
+/// The rows of the profile's table: the correct servers of servers/, whose every
+/// check passes (a wrong server's answers show its bug, not a choice).
+const PROFILED: [&str; 4] = ["Python", "TypeScript", "Go", "Java"];
+
+/// What each API chose where the draft leaves it open (the probe's profile), in `lang`.
+fn profile_table(lang: Lang, probed: &[&(Name, Report)]) -> String {
+    let mut out = format!(
+        "\n{}\n\n",
+        lang.t(
+            "What each of them chose where the IETF draft leaves it open (the probe's profile: facts, not verdicts):",
+            "O que cada um escolheu onde o rascunho do IETF deixa em aberto (o perfil do probe: fatos, não veredictos):",
+        )
+    );
+    out.push_str(lang.t(
+        "| server | a duplicate in flight | a replayed answer | another body in flight | how long a key lives |\n",
+        "| servidor | uma duplicata em andamento | uma resposta repetida | outro corpo em andamento | quanto tempo a chave vale |\n",
+    ));
+    out.push_str("|---|---|---|---|---|\n");
+    let not_observed = lang.t("not observed", "não observado");
+    for ((en, pt), report) in probed {
+        let profile = &report.profile;
+        let in_flight = match &profile.in_flight {
+            InFlight::Waits => lang
+                .t(
+                    "waits, then gets the first's answer",
+                    "espera e recebe a resposta da primeira",
+                )
+                .to_owned(),
+            InFlight::Conflict {
+                retry_after: Some(after),
+            } => format!("409, `Retry-After: {after}`"),
+            InFlight::Conflict { retry_after: None } => lang
+                .t("409 without `Retry-After`", "409 sem `Retry-After`")
+                .to_owned(),
+            InFlight::NotObserved => not_observed.to_owned(),
+        };
+        let replay = match &profile.replay_marker {
+            ReplayMarker::Marked { header, value } => {
+                format!("{} `{header}: {value}`", lang.t("marked by", "marcada por"))
+            }
+            ReplayMarker::NotMarked => lang.t("not marked", "não marcada").to_owned(),
+            ReplayMarker::NotObserved => not_observed.to_owned(),
+        };
+        let other_body = match &profile.concurrent_other_body {
+            ConcurrentOtherBody::Unprocessable => "422".to_owned(),
+            ConcurrentOtherBody::Conflict { then } => {
+                format!("409, {} {then}", lang.t("then", "depois"))
+            }
+            ConcurrentOtherBody::OtherRefusal { status } => status.to_string(),
+            ConcurrentOtherBody::NotObserved => not_observed.to_owned(),
+        };
+        let lifetime = match &profile.key_lifetime {
+            KeyLifetime::Advertised { header, value } => format!("`{header}: {value}`"),
+            KeyLifetime::NotAdvertised => lang
+                .t("not said in a header", "não dito num cabeçalho")
+                .to_owned(),
+        };
+        out.push_str(&format!(
+            "| {} | {in_flight} | {replay} | {other_body} | {lifetime} |\n",
+            lang.t(en, pt)
+        ));
+    }
+    out
+}
+
+/// The burst's answers and payments, and the run's time: "201 ×20, 1 payment; the
+/// probe took 0.6 s.".
 fn burst_figures(lang: Lang, report: &Report) -> String {
-    let evidence = report
-        .check(CheckId::Burst)
-        .map(|c| c.evidence.as_slice())
-        .unwrap_or_default();
-    // "20 requests, key …, heads first then every body at once[, spread across 2
-    // instances]: 201 ×20 in 34 ms"
-    let answers = evidence
-        .first()
-        .and_then(|line| line.split_once(" at once"))
-        .and_then(|(_, rest)| rest.split_once(": "))
-        .map(|(_, rest)| rest.rsplit_once(" in ").map_or(rest, |(tally, _)| tally))
-        .map_or_else(
-            || lang.t("not run", "não executada").to_owned(),
-            |tally| tally.replace("unanswered", lang.t("unanswered", "sem resposta")),
-        );
-    // "effects: 10 created (expected 1)"
-    let payments = evidence
-        .iter()
-        .find_map(|line| line.strip_prefix("effects: "))
-        .and_then(|rest| rest.split_once(' '))
-        .map(|(n, _)| match n {
-            "1" => lang.t("1 payment", "1 pagamento").to_owned(),
-            n => format!("{n} {}", lang.t("payments", "pagamentos")),
-        })
-        .unwrap_or_else(|| {
-            lang.t("payments not counted", "pagamentos não contados")
-                .to_owned()
-        });
+    let burst = report.check(CheckId::Burst);
+    // Its first answers (the 409s it retried come after them, as in-flight-retry).
+    let first: Vec<String> = {
+        let mut tally = std::collections::BTreeMap::new();
+        for seen in burst
+            .map(|c| c.answers.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| s.role == Role::Burst)
+        {
+            let outcome = match seen.status() {
+                Some(status) => status.to_string(),
+                None => lang.t("unanswered", "sem resposta").to_owned(),
+            };
+            *tally.entry(outcome).or_insert(0) += 1;
+        }
+        tally.iter().map(|(o, n)| format!("{o} ×{n}")).collect()
+    };
+    let answers = if first.is_empty() {
+        lang.t("not run", "não executada").to_owned()
+    } else {
+        first.join(", ")
+    };
+    let payments = match burst.and_then(|c| c.effects).map(|e| e.created) {
+        Some(1) => lang.t("1 payment", "1 pagamento").to_owned(),
+        Some(n) => format!("{n} {}", lang.t("payments", "pagamentos")),
+        None => lang
+            .t("payments not counted", "pagamentos não contados")
+            .to_owned(),
+    };
     let took = lang.number(report.elapsed.as_secs_f64(), 1);
     match lang {
         Lang::En => format!("{answers}, {payments}; the probe took {took} s."),

@@ -3,13 +3,18 @@
 //! (from [`crate::CHECKS`]) and output.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::styling::Style;
 use clap::builder::{PossibleValue, StyledStr};
 
+use crate::catalogue::CheckId;
+use crate::error::ProbeError;
+use crate::options::Options;
 use crate::options::defaults;
-use crate::{CheckId, Options, ProbeError, Report};
+use crate::outcome::Outcome;
+use crate::results::Report;
 
 /// Help text that shows the body's placeholder `{n}` as written. clap turns
 /// every `{n}` of a help text into a line break, whatever its source. Set in
@@ -101,16 +106,107 @@ pub struct ProbeArgs {
     /// Probe a server that is not on this machine (it sends real requests).
     #[arg(long)]
     pub allow_remote: bool,
-    /// Print the report as JSON (for CI).
+    /// A report to write: table, markdown, json or junit, to a file after =
+    /// (e.g. --report junit=probe.xml) or to standard output (repeatable; the
+    /// table goes to standard output unless another report does).
+    #[arg(long = "report", value_name = "FORMAT[=FILE]", value_parser = parse_report)]
+    pub reports: Vec<ReportTarget>,
+    /// A warning fails the run too: exit code 3 when no check failed but one
+    /// warned, and warnings are failures in the JUnit report.
+    #[arg(long)]
+    pub fail_on_warn: bool,
+    /// Print the report as JSON (for CI): --report json.
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
-    /// Print the report as a Markdown table.
+    /// Print the report as a Markdown table: --report markdown.
     #[arg(long)]
     pub markdown: bool,
     /// Show the evidence of every check, not only of those that failed or
     /// warned.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// A report's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The table for a terminal, with the evidence of what did not pass.
+    Table,
+    Markdown,
+    /// `crate::json`'s, versioned and documented by `report.schema.json`.
+    Json,
+    /// `crate::junit`'s, one test case per check.
+    Junit,
+}
+
+impl Format {
+    const ALL: [(Format, &'static str); 4] = [
+        (Format::Table, "table"),
+        (Format::Markdown, "markdown"),
+        (Format::Json, "json"),
+        (Format::Junit, "junit"),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map_or("table", |(_, name)| name)
+    }
+}
+
+/// A report and where it goes: a file, or standard output (`None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    pub format: Format,
+    pub file: Option<PathBuf>,
+}
+
+/// `FORMAT` or `FORMAT=FILE` (`FILE` `-` is standard output).
+fn parse_report(text: &str) -> Result<ReportTarget, String> {
+    let (name, file) = match text.split_once('=') {
+        Some((name, file)) => (name, Some(file)),
+        None => (text, None),
+    };
+    let format = Format::ALL
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(f, _)| *f)
+        .ok_or_else(|| {
+            format!(
+                "no report format {name:?}: table, markdown, json or junit, e.g. junit=probe.xml"
+            )
+        })?;
+    let file = match file {
+        None | Some("-") => None,
+        Some("") => {
+            return Err(format!(
+                "{text:?} names no file: {name}=FILE, or {name} alone for standard output"
+            ));
+        }
+        Some(file) => Some(PathBuf::from(file)),
+    };
+    Ok(ReportTarget { format, file })
+}
+
+/// How a run ends, as its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Every check passed or was skipped; or some warned, without --fail-on-warn.
+    Passed = 0,
+    /// A check failed.
+    Failed = 1,
+    /// The probe could not run (bad flags, nothing listening, a route that
+    /// refuses its requests, a report it cannot write).
+    CouldNotRun = 2,
+    /// No check failed, one warned, and --fail-on-warn says warnings fail.
+    Warned = 3,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
 }
 
 /// `--skip`'s values are the table's names, each with its title in `--help`.
@@ -154,31 +250,116 @@ impl ProbeArgs {
         Ok(options)
     }
 
-    /// The report as these flags ask: JSON, Markdown, or a table `width` wide.
-    pub fn render(&self, report: &Report, width: u16) -> String {
-        if self.json {
+    /// Every report these flags ask for, in order: `--report`s, then `--json` or
+    /// `--markdown`, and the table on standard output when no other report is.
+    pub fn report_targets(&self) -> Result<Vec<ReportTarget>, ProbeError> {
+        let mut targets = self.reports.clone();
+        for (asked, format) in [(self.json, Format::Json), (self.markdown, Format::Markdown)] {
+            if asked {
+                targets.push(ReportTarget { format, file: None });
+            }
+        }
+        let on_stdout: Vec<&'static str> = targets
+            .iter()
+            .filter(|t| t.file.is_none())
+            .map(|t| t.format.name())
+            .collect();
+        match on_stdout.as_slice() {
+            [] => targets.push(ReportTarget {
+                format: Format::Table,
+                file: None,
+            }),
+            [_] => {}
+            several => {
+                return Err(ProbeError::Options(format!(
+                    "{} reports to standard output ({}): give all but one a file, e.g. \
+                     --report junit=probe.xml",
+                    several.len(),
+                    several.join(", ")
+                )));
+            }
+        }
+        Ok(targets)
+    }
+
+    /// The report in `format`, a table laid out `width` columns wide.
+    pub fn render(&self, format: Format, report: &Report, width: u16) -> String {
+        match format {
+            Format::Table => {
+                crate::report::table_with(report, width, self.verbose, self.fail_on_warn)
+            }
+            Format::Markdown => crate::markdown(report),
             // A report is plain data: it always serialises.
-            serde_json::to_string_pretty(report).unwrap_or_default() + "\n"
-        } else if self.markdown {
-            crate::markdown(report)
-        } else {
-            crate::table(report, width, self.verbose)
+            Format::Json => {
+                serde_json::to_string_pretty(&crate::json::report(report)).unwrap_or_default()
+                    + "\n"
+            }
+            Format::Junit => crate::junit::report(report, self.fail_on_warn),
+        }
+    }
+
+    /// How a run with this report ends.
+    pub fn exit(&self, report: &Report) -> Exit {
+        match report.outcome() {
+            Outcome::Fail => Exit::Failed,
+            Outcome::Warn if self.fail_on_warn => Exit::Warned,
+            Outcome::Warn | Outcome::Pass => Exit::Passed,
         }
     }
 }
 
-/// Runs the probe on a runtime of its own and prints its report `width`
-/// columns wide; true when no check failed.
-pub fn run(args: &ProbeArgs, width: u16) -> Result<bool, ProbeError> {
-    let options = args.options()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| ProbeError::Options(format!("cannot start a tokio runtime: {e}")))?;
-    let report = runtime.block_on(crate::run(&options))?;
-    // A reader that stops early (`| head`) is not an error worth a panic.
-    let _ = std::io::stdout().write_all(args.render(&report, width).as_bytes());
-    Ok(report.passed())
+/// Runs the probe on a runtime of its own and writes its reports (a table
+/// `width` columns wide); how the run ends. When the probe cannot run, the
+/// reports that go to files say why (JSON and JUnit), and the error is returned
+/// for the caller to print.
+pub fn run(args: &ProbeArgs, width: u16) -> Result<Exit, ProbeError> {
+    let targets = args.report_targets()?;
+    let ran = args.options().and_then(|options| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| ProbeError::Options(format!("cannot start a tokio runtime: {e}")))?;
+        runtime.block_on(crate::run(&options))
+    });
+    let report = match ran {
+        Ok(report) => report,
+        Err(error) => {
+            for target in targets.iter().filter(|t| t.file.is_some()) {
+                let text = match target.format {
+                    Format::Json => {
+                        serde_json::to_string_pretty(&crate::json::error(&error))
+                            .unwrap_or_default()
+                            + "\n"
+                    }
+                    Format::Junit => crate::junit::error(&error),
+                    Format::Table | Format::Markdown => continue,
+                };
+                // The error that stopped the run is the one to report.
+                let _ = write(target, &text);
+            }
+            return Err(error);
+        }
+    };
+    for target in &targets {
+        write(target, &args.render(target.format, &report, width))?;
+    }
+    Ok(args.exit(&report))
+}
+
+/// Writes one report where it goes.
+fn write(target: &ReportTarget, text: &str) -> Result<(), ProbeError> {
+    match &target.file {
+        // A reader that stops early (`| head`) is not an error worth a panic.
+        None => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(())
+        }
+        Some(path) => std::fs::write(path, text).map_err(|e| ProbeError::Write {
+            format: target.format.name(),
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        }),
+    }
 }
 
 /// The width to lay the table out in: `COLUMNS`, or 100 columns.

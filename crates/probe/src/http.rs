@@ -85,28 +85,32 @@ pub fn excerpt(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// Why a request got no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a request got no answer (its words are in [`crate::words`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "kebab-case")]
 pub enum NoAnswer {
-    #[error("could not connect: {0}")]
     Connect(String),
-    #[error("no answer within {0:?}")]
-    Timeout(Duration),
-    #[error("the connection closed before an answer")]
+    /// The bound, in milliseconds.
+    Timeout(#[serde(serialize_with = "as_millis")] Duration),
     Closed,
-    #[error("the answer is not HTTP/1.1: {0}")]
     Malformed(String),
 }
 
-/// A request whose head is sent and whose body is not yet.
+/// A request whose head is sent and whose body (or its end) is not yet.
 struct Opened {
     stream: TcpStream,
+    /// What is still to send of the body.
     body: Vec<u8>,
     started: Instant,
 }
 
 /// Connects and sends the head.
 async fn open(target: &Target, request: &Request) -> Result<Opened, NoAnswer> {
+    open_holding(target, request, request.body.len()).await
+}
+
+/// Connects and sends the head and the body but its last `held` bytes.
+async fn open_holding(target: &Target, request: &Request, held: usize) -> Result<Opened, NoAnswer> {
     let started = Instant::now();
     let mut stream = TcpStream::connect(target.addr)
         .await
@@ -124,13 +128,16 @@ async fn open(target: &Target, request: &Request) -> Result<Opened, NoAnswer> {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
+    let sent_now = request.body.len().saturating_sub(held);
+    let mut first_part = head.into_bytes();
+    first_part.extend_from_slice(&request.body[..sent_now]);
     stream
-        .write_all(head.as_bytes())
+        .write_all(&first_part)
         .await
         .map_err(|_| NoAnswer::Closed)?;
     Ok(Opened {
         stream,
-        body: request.body.clone(),
+        body: request.body[sent_now..].to_vec(),
         started,
     })
 }
@@ -212,6 +219,54 @@ pub async fn send_together(
     answers
 }
 
+/// Two requests in flight together, the first ahead of the second: each connects
+/// and sends its head and its body but the last byte; when both have, the first's
+/// last byte goes, then at once the second's, and both answers are read. A server
+/// that reads a whole body before it handles a request gets the two complete
+/// within microseconds of each other, the first slightly ahead. Each is bounded by
+/// `bound` from its start; the answers come back as `(first, second)`.
+pub async fn send_held_pair(
+    first: (Target, Request),
+    second: (Target, Request),
+    bound: Duration,
+) -> (Result<Answer, NoAnswer>, Result<Answer, NoAnswer>) {
+    let deadline = tokio::time::Instant::now() + bound;
+    let (a, b) = tokio::join!(
+        by(deadline, bound, open_holding(&first.0, &first.1, 1)),
+        by(deadline, bound, open_holding(&second.0, &second.1, 1))
+    );
+    // In this order, one after the other: the first's last byte leaves first.
+    let a = by(deadline, bound, release(a)).await;
+    let b = by(deadline, bound, release(b)).await;
+    tokio::join!(
+        by(deadline, bound, async move { finish(a?).await }),
+        by(deadline, bound, async move { finish(b?).await })
+    )
+}
+
+/// `step`, given up at `deadline` (the end of `bound`).
+async fn by<T>(
+    deadline: tokio::time::Instant,
+    bound: Duration,
+    step: impl std::future::Future<Output = Result<T, NoAnswer>>,
+) -> Result<T, NoAnswer> {
+    tokio::time::timeout_at(deadline, step)
+        .await
+        .unwrap_or(Err(NoAnswer::Timeout(bound)))
+}
+
+/// Sends what a request held back of its body.
+async fn release(opened: Result<Opened, NoAnswer>) -> Result<Opened, NoAnswer> {
+    let mut opened = opened?;
+    let rest = std::mem::take(&mut opened.body);
+    opened
+        .stream
+        .write_all(&rest)
+        .await
+        .map_err(|_| NoAnswer::Closed)?;
+    Ok(opened)
+}
+
 /// Parses a whole HTTP/1.1 answer: status line, headers, and a body that is
 /// chunked, sized by `content-length`, or everything up to the close.
 pub fn parse_answer(raw: &[u8]) -> Result<Answer, NoAnswer> {
@@ -276,6 +331,11 @@ pub fn dechunk(mut rest: &[u8]) -> Vec<u8> {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A duration as the reports write it: whole milliseconds.
+pub(crate) fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `idempotency-probe URL...`: the probe on its own, for a backend's CI. The
-//! same flags and output as `cargo workbook probe`; exit code 0 when no check
-//! failed, 1 when one did, 2 when the probe could not run.
+//! same flags and output as `cargo workbook probe`. Exit codes ([`cli::Exit`]): 0
+//! when no check failed (warnings too, unless --fail-on-warn), 1 when one did, 2
+//! when the probe could not run (bad flags too: clap's), 3 when only warnings
+//! failed it (--fail-on-warn).
 
 use std::process::ExitCode;
 
@@ -12,7 +14,9 @@ use probe::cli::{self, ProbeArgs};
     name = "idempotency-probe",
     version,
     about = "Check any HTTP API's idempotency from the outside: a burst with one key, replays, \
-             changed bodies, bad keys and bodies, lost answers, hangs."
+             changed bodies, bad keys and bodies, lost answers, hangs.",
+    after_help = "Exit codes: 0 no check failed (warnings too, unless --fail-on-warn); 1 a check \
+                  failed; 2 the probe could not run; 3 only warnings, with --fail-on-warn."
 )]
 struct Cli {
     #[command(flatten)]
@@ -25,11 +29,10 @@ fn main() -> ExitCode {
         eprintln!("warning: {}", cli::REMOTE_WARNING);
     }
     match cli::run(&args, cli::width_from_env()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
             eprintln!("error: probe: {e}");
-            ExitCode::from(2)
+            ExitCode::from(cli::Exit::CouldNotRun.code())
         }
     }
 }

@@ -1,67 +1,113 @@
-//! The report as a terminal table and as Markdown (JSON is `serde_json` of [`Report`]).
+//! The report for people: a terminal table and Markdown (the machines' reports
+//! are [`crate::json`] and [`crate::junit`]). The words are [`crate::words`]'s.
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::{Report, Verdict};
+use crate::outcome::Verdict;
+use crate::results::Report;
+use crate::words::{self, PROFILE_HEADINGS, TABLE_HEADINGS};
 
-/// The report as a table `width` columns wide, then the evidence of every check
-/// that did not pass (all of it with `all_evidence`).
+/// The profile's rows: the question, and what this API does.
+pub fn profile_rows(report: &Report) -> [[String; 2]; 4] {
+    let profile = &report.profile;
+    [
+        [
+            words::profile::IN_FLIGHT.to_owned(),
+            words::profile::in_flight(&profile.in_flight),
+        ],
+        [
+            words::profile::REPLAY_MARKER.to_owned(),
+            words::profile::replay_marker(&profile.replay_marker),
+        ],
+        [
+            words::profile::CONCURRENT_OTHER_BODY.to_owned(),
+            words::profile::concurrent_other_body(&profile.concurrent_other_body),
+        ],
+        [
+            words::profile::KEY_LIFETIME.to_owned(),
+            words::profile::key_lifetime(&profile.key_lifetime),
+        ],
+    ]
+}
+
+/// The report as a table `width` columns wide, the evidence of every check that
+/// did not pass (all of it with `all_evidence`), the profile, and a summary line
+/// (which says whether `warnings_fail`).
 pub fn table(report: &Report, width: u16, all_evidence: bool) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width)
-        .set_header(["check", "verdict", "why"]);
+    table_with(report, width, all_evidence, false)
+}
+
+/// [`table`], saying in its summary when warnings fail the run.
+pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail: bool) -> String {
+    let mut table = laid_out(width, TABLE_HEADINGS.to_vec());
     for check in &report.checks {
         table.add_row([
             check.id.as_str().to_owned(),
-            check.verdict.as_str().to_owned(),
-            check.why.clone(),
+            words::verdict(check.verdict).to_owned(),
+            check.why_text(),
         ]);
     }
-    let mut out = format!("{}\n{table}\n", report.target);
+    let mut out = format!("{}\n{table}\n", report.target());
     for check in &report.checks {
         let shown = all_evidence || matches!(check.verdict, Verdict::Fail | Verdict::Warn);
         if shown && !check.evidence.is_empty() {
-            out.push_str(&format!("\n{} ({}):\n", check.id, check.verdict.as_str()));
+            out.push_str(&format!(
+                "\n{} ({}):\n",
+                check.id,
+                words::verdict(check.verdict)
+            ));
             for line in &check.evidence {
                 out.push_str(&format!("  - {line}\n"));
             }
         }
     }
-    out.push_str(&summary(report));
+    let mut profile = laid_out(width, PROFILE_HEADINGS.to_vec());
+    for row in profile_rows(report) {
+        profile.add_row(row);
+    }
+    out.push_str(&format!("\n{}\n{profile}\n", words::PROFILE_TITLE));
+    out.push_str(&format!("\n{}\n", summary(report, warnings_fail)));
     out
 }
 
+/// An empty table `width` columns wide under `headings`.
+fn laid_out(width: u16, headings: Vec<&str>) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .set_header(headings);
+    table
+}
+
 /// One line: how many checks of each verdict, whether effects were counted, how long.
-pub fn summary(report: &Report) -> String {
-    let count = |v| report.checks.iter().filter(|c| c.verdict == v).count();
-    format!(
-        "\n{} passed, {} warned, {} failed, {} skipped in {:.1} s{}\n",
-        count(Verdict::Pass),
-        count(Verdict::Warn),
-        count(Verdict::Fail),
-        count(Verdict::Skipped),
-        report.elapsed.as_secs_f64(),
-        if report.counted_effects {
-            "; effects counted in the database"
-        } else {
-            "; effects not counted (pass --database-url and --count-sql to count them)"
-        }
+pub fn summary(report: &Report, warnings_fail: bool) -> String {
+    words::summary(
+        report.counts(),
+        report.elapsed,
+        report.counted_effects,
+        warnings_fail,
     )
 }
 
-/// The report as a Markdown table, for the book.
+/// The report as Markdown tables (the checks, then the profile), for a page.
 pub fn markdown(report: &Report) -> String {
-    let mut out = String::from("| check | verdict | why |\n|---|---|---|\n");
-    for check in &report.checks {
+    let [check, verdict, why] = TABLE_HEADINGS;
+    let mut out = format!("| {check} | {verdict} | {why} |\n|---|---|---|\n");
+    let cell = |text: &str| text.replace('|', "\\|");
+    for c in &report.checks {
         out.push_str(&format!(
             "| {} | {} | {} |\n",
-            check.id,
-            check.verdict.as_str(),
-            check.why.replace('|', "\\|")
+            c.id,
+            words::verdict(c.verdict),
+            cell(&c.why_text())
         ));
+    }
+    let [question, answer] = PROFILE_HEADINGS;
+    out.push_str(&format!("\n| {question} | {answer} |\n|---|---|\n"));
+    for [question, answer] in profile_rows(report) {
+        out.push_str(&format!("| {} | {} |\n", cell(&question), cell(&answer)));
     }
     out
 }

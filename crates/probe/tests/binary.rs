@@ -1,17 +1,57 @@
 //! `idempotency-probe`, the binary a backend's CI installs alone, run as CI runs
-//! it: its exit code (0 passed, 1 a check failed, 2 could not run) and its
-//! `--json` report, against the same servers as the library's tests.
+//! it: its exit codes (0 passed, 1 a check failed, 2 could not run, 3 only
+//! warnings with --fail-on-warn), and its reports (JSON, against its schema, and
+//! JUnit XML, to files while the table goes to standard output), against the same
+//! servers as the library's tests.
 
+mod reports;
 // The shapes this file does not probe are the other tests'.
 #[allow(dead_code)]
 mod server;
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
 use serde_json::Value;
-use server::{Shape, serve, serve_instances};
+use server::{Shape, serve, serve_instances, serve_shape};
+
+/// A report file in the temporary directory, removed when dropped.
+struct ReportFile(PathBuf);
+
+impl ReportFile {
+    fn new(test: &str, extension: &str) -> Self {
+        Self(std::env::temp_dir().join(format!(
+            "idempotency-probe-{}-{test}.{extension}",
+            std::process::id()
+        )))
+    }
+
+    /// `--report FORMAT=this file`.
+    fn flag(&self, format: &str) -> [String; 2] {
+        [
+            "--report".to_owned(),
+            format!("{format}={}", self.0.display()),
+        ]
+    }
+
+    fn text(&self) -> String {
+        std::fs::read_to_string(&self.0)
+            .unwrap_or_else(|e| panic!("no report at {}: {e}", self.0.display()))
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text())
+            .unwrap_or_else(|e| panic!("{} is not JSON: {e}", self.0.display()))
+    }
+}
+
+impl Drop for ReportFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
 
 /// Runs the binary with `args` off the runtime's threads (the servers it probes
 /// run on them), bounded so that a probe that hangs fails the test.
@@ -37,6 +77,10 @@ fn verdicts(output: &Output) -> Vec<String> {
             String::from_utf8_lossy(&output.stdout)
         )
     });
+    verdicts_of(&report)
+}
+
+fn verdicts_of(report: &Value) -> Vec<String> {
     report["checks"]
         .as_array()
         .expect("a list of checks")
@@ -51,34 +95,58 @@ fn verdicts(output: &Output) -> Vec<String> {
         .collect()
 }
 
-fn counted(urls: Vec<String>, db: &TestDb) -> Vec<String> {
+/// `urls` counted in `db`, and `more`.
+fn counted(urls: Vec<String>, db: &TestDb, more: &[&str]) -> Vec<String> {
     let mut args = urls;
     args.extend([
-        "--json".to_owned(),
         "--database-url".to_owned(),
         db.url(),
         "--count-sql".to_owned(),
         "select count(*) from payments".to_owned(),
     ]);
+    args.extend(more.iter().map(|s| (*s).to_owned()));
     args
 }
 
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_model_answer_on_two_instances_exits_0_with_every_check_passed() {
+async fn the_model_answer_on_two_instances_exits_0_with_every_check_passed_in_every_report() {
     let db = TestDb::create(reference_schema()).await;
     let mut urls = Vec::new();
     for _ in 0..2 {
         let addr = serve(stage6::router(db.pool(PoolSize::of(10)))).await;
         urls.push(format!("http://{addr}"));
     }
-    let output = run_binary(counted(urls, &db)).await;
-    let verdicts = verdicts(&output);
+    let (json, junit) = (
+        ReportFile::new("model-answer", "json"),
+        ReportFile::new("model-answer", "xml"),
+    );
+    let mut args = counted(urls, &db, &[]);
+    args.extend(json.flag("json"));
+    args.extend(junit.flag("junit"));
+    let output = run_binary(args).await;
+    let report = json.json();
+    reports::assert_valid_json(&report);
+    let verdicts = verdicts_of(&report);
     assert_eq!(output.status.code(), Some(0), "{verdicts:?}");
     assert!(
         verdicts.iter().all(|v| v.ends_with("=pass")),
         "{verdicts:?}"
     );
     assert_eq!(verdicts.len(), probe::CHECKS.len());
+    assert_eq!(report["outcome"], "pass");
+    let (counts, cases) = reports::junit(&junit.text());
+    assert_eq!(counts, [probe::CHECKS.len(), 0, 0, 0], "{cases:?}");
+    assert!(cases.iter().all(|c| c.result.is_none()), "{cases:?}");
+    // The reports went to their files: standard output has the table.
+    assert!(
+        stdout(&output).contains("passed, 0 warned, 0 failed"),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -86,20 +154,133 @@ async fn a_key_locked_in_memory_on_two_instances_exits_1_with_the_burst_failed()
     let db = TestDb::create(reference_schema()).await;
     let addrs = serve_instances(&db, Shape::InProcessLock, 2).await;
     let urls = addrs.iter().map(|a| format!("http://{a}")).collect();
-    let output = run_binary(counted(urls, &db)).await;
+    let junit = ReportFile::new("in-memory-lock", "xml");
+    let mut args = counted(urls, &db, &["--json"]);
+    args.extend(junit.flag("junit"));
+    let output = run_binary(args).await;
     let verdicts = verdicts(&output);
     assert_eq!(output.status.code(), Some(1), "{verdicts:?}");
     let failed: Vec<&String> = verdicts.iter().filter(|v| v.ends_with("=fail")).collect();
     assert_eq!(failed, ["burst=fail"], "{verdicts:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    reports::assert_valid_json(&report);
+    assert_eq!(report["outcome"], "fail");
+    let (counts, cases) = reports::junit(&junit.text());
+    assert_eq!(counts, [probe::CHECKS.len(), 1, 0, 0], "{cases:?}");
+    let failures: Vec<&reports::Case> = cases.iter().filter(|c| c.result.is_some()).collect();
+    assert_eq!(failures.len(), 1, "{cases:?}");
+    assert!(failures[0].name.starts_with("burst: "), "{cases:?}");
+    assert_eq!(
+        failures[0].result,
+        Some(("failure".to_owned(), Some("fail".to_owned())))
+    );
+}
+
+/// The no-body-limit shape warns on bad-bodies and fails nothing; the other
+/// checks are skipped (they pass, and would only make the run longer).
+async fn warned_only(fail_on_warn: bool, test: &str) -> (Output, Value, String) {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve_shape(&db, Shape::NoBodyLimit).await;
+    let (json, junit) = (ReportFile::new(test, "json"), ReportFile::new(test, "xml"));
+    let mut args = counted(vec![format!("http://{addr}")], &db, &[]);
+    for check in probe::CHECKS
+        .iter()
+        .filter(|c| c.id != probe::CheckId::BadBodies)
+    {
+        args.extend(["--skip".to_owned(), check.name.to_owned()]);
+    }
+    if fail_on_warn {
+        args.push("--fail-on-warn".to_owned());
+    }
+    args.extend(json.flag("json"));
+    args.extend(junit.flag("junit"));
+    let output = run_binary(args).await;
+    let report = json.json();
+    reports::assert_valid_json(&report);
+    (output, report, junit.text())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn nothing_listening_exits_2_with_one_line_that_asks_whether_the_server_runs() {
+async fn a_warning_exits_0_and_passes_in_junit_unless_warnings_fail() {
+    let (output, report, junit) = warned_only(false, "warned").await;
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(report["outcome"], "warn");
+    let (counts, cases) = reports::junit(&junit);
+    let skipped = probe::CHECKS.len() - 1;
+    assert_eq!(counts, [probe::CHECKS.len(), 0, 0, skipped], "{cases:?}");
+    let bad_bodies = cases
+        .iter()
+        .find(|c| c.name.starts_with("bad-bodies: "))
+        .expect("a test case for bad-bodies");
+    assert_eq!(bad_bodies.result, None, "a warning passes: {junit}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_warning_exits_3_and_fails_in_junit_with_fail_on_warn() {
+    let (output, report, junit) = warned_only(true, "warned-fails").await;
+    assert_eq!(output.status.code(), Some(3), "{}", stdout(&output));
+    assert_eq!(report["outcome"], "warn");
+    assert!(
+        stdout(&output).contains("--fail-on-warn: the warnings fail the run"),
+        "{}",
+        stdout(&output)
+    );
+    let (counts, cases) = reports::junit(&junit);
+    assert_eq!(counts[1], 1, "one failure: {cases:?}");
+    let bad_bodies = cases
+        .iter()
+        .find(|c| c.name.starts_with("bad-bodies: "))
+        .expect("a test case for bad-bodies");
+    assert_eq!(
+        bad_bodies.result,
+        Some(("failure".to_owned(), Some("warn".to_owned()))),
+        "{junit}"
+    );
+}
+
+#[tokio::test]
+async fn bad_flags_exit_2_with_the_fix() {
+    let output = run_binary(vec![
+        "http://127.0.0.1:9".to_owned(),
+        "--report".to_owned(),
+        "yaml".to_owned(),
+    ])
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("table, markdown, json or junit"),
+        "{stderr}"
+    );
+    let output = run_binary(vec![
+        "http://127.0.0.1:9".to_owned(),
+        "--json".to_owned(),
+        "--report".to_owned(),
+        "junit".to_owned(),
+    ])
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("2 reports to standard output (junit, json)"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn nothing_listening_exits_2_with_one_line_and_error_reports_in_the_files() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
         listener.local_addr().expect("an address").port()
     };
-    let output = run_binary(vec![format!("http://127.0.0.1:{port}")]).await;
+    let (json, junit) = (
+        ReportFile::new("unreachable", "json"),
+        ReportFile::new("unreachable", "xml"),
+    );
+    let mut args = vec![format!("http://127.0.0.1:{port}")];
+    args.extend(json.flag("json"));
+    args.extend(junit.flag("junit"));
+    let output = run_binary(args).await;
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -108,6 +289,17 @@ async fn nothing_listening_exits_2_with_one_line_that_asks_whether_the_server_ru
             "error: probe: nothing answers at 127.0.0.1:{port}"
         )),
         "{stderr}"
+    );
+    // The files CI keeps say why too.
+    let report = json.json();
+    reports::assert_valid_json(&report);
+    assert_eq!(report["outcome"], "error");
+    assert_eq!(report["error"]["kind"], "unreachable");
+    let (counts, cases) = reports::junit(&junit.text());
+    assert_eq!(counts, [1, 0, 1, 0], "{cases:?}");
+    assert_eq!(
+        cases[0].result,
+        Some(("error".to_owned(), Some("unreachable".to_owned())))
     );
 }
 

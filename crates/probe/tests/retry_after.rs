@@ -13,7 +13,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use probe::{CheckId, Options, Report, Verdict};
+use probe::profile::InFlight;
+use probe::{CheckId, Options, Report, Said, Verdict};
 use tokio::sync::{Mutex, Notify};
 
 /// A key's stored id (once its first request has finished), and what wakes its
@@ -109,9 +110,7 @@ async fn a_409_in_flight_without_retry_after_is_a_warning() {
     let burst = report.check(CheckId::Burst).expect("the burst ran");
     assert_eq!(burst.verdict, Verdict::Warn, "{table}");
     assert!(
-        burst
-            .why
-            .ends_with("but a 409 in flight came without Retry-After"),
+        burst.why.ends_with(&[Said::InFlightWithoutRetryAfter]),
         "{table}"
     );
     assert_eq!(
@@ -120,6 +119,11 @@ async fn a_409_in_flight_without_retry_after_is_a_warning() {
         "{table}"
     );
     assert!(report.passed(), "a warning fails no run: {table}");
+    assert_eq!(
+        report.profile.in_flight,
+        InFlight::Conflict { retry_after: None },
+        "the profile: a duplicate in flight gets 409, without Retry-After: {table}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -129,6 +133,13 @@ async fn a_409_in_flight_with_retry_after_passes() {
     assert_eq!(
         report.with_verdict(Verdict::Pass),
         [CheckId::Burst, CheckId::Hang],
+        "{table}"
+    );
+    assert_eq!(
+        report.profile.in_flight,
+        InFlight::Conflict {
+            retry_after: Some("1".to_owned())
+        },
         "{table}"
     );
 }

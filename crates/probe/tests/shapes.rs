@@ -9,7 +9,7 @@ mod server;
 use std::time::Duration;
 
 use harness::{PoolSize, TestDb, reference_schema};
-use probe::{CheckId, Options, Report, Verdict};
+use probe::{CheckId, EffectCount, Options, Report, Said, Verdict};
 use server::{Shape, serve, serve_instances, serve_shape};
 
 /// The probe's defaults (the workbook's API), counting payments in `db`.
@@ -54,33 +54,61 @@ async fn stage_6s_model_answer_passes_every_check() {
     assert!(report.passed());
 }
 
+/// The effects a check counted.
+fn effects(report: &Report, id: CheckId) -> Option<EffectCount> {
+    report.check(id).and_then(|c| c.effects)
+}
+
+fn counted(created: i64, expected: i64) -> Option<EffectCount> {
+    Some(EffectCount {
+        created,
+        expected: Some(expected),
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn check_then_write_fails_the_burst_and_the_changed_body() {
+async fn check_then_write_fails_the_burst_and_both_changed_bodies() {
     let db = TestDb::create(reference_schema()).await;
     // Held between check and write until all 20 of the burst have checked: the
-    // race it loses then happens every time, as in stage 2's tests.
+    // race it loses then happens every time, as in stage 2's tests. Its pair of
+    // bodies in flight races freely: both paid, or the second told the first's
+    // payment was its own; either fails.
     let addr = serve_shape(&db, Shape::CheckThenWrite { held_for: 20 }).await;
     let report = probe(&options(addr, &db)).await;
-    assert_fails(&report, &[CheckId::Burst, CheckId::DifferentBody]);
-    let burst = report.check(CheckId::Burst).expect("the burst ran");
-    assert!(
-        burst
-            .evidence
-            .iter()
-            .any(|e| e == "effects: 20 created (expected 1)"),
-        "{:?}",
-        burst.evidence
+    assert_fails(
+        &report,
+        &[
+            CheckId::Burst,
+            CheckId::DifferentBody,
+            CheckId::ConcurrentBody,
+        ],
+    );
+    assert_eq!(
+        effects(&report, CheckId::Burst),
+        counted(20, 1),
+        "\n{}",
+        probe::table(&report, 100, true)
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_stored_hash_never_compared_fails_the_changed_body_only() {
+async fn a_stored_hash_never_compared_fails_both_changed_bodies_only() {
     let db = TestDb::create(reference_schema()).await;
     let addr = serve_shape(&db, Shape::HashIgnored).await;
     let report = probe(&options(addr, &db)).await;
-    assert_fails(&report, &[CheckId::DifferentBody]);
+    assert_fails(&report, &[CheckId::DifferentBody, CheckId::ConcurrentBody]);
     let check = report.check(CheckId::DifferentBody).expect("it ran");
-    assert!(check.why.starts_with("accepted with 201"), "{}", check.why);
+    assert_eq!(
+        check.why,
+        [Said::AcceptedOtherBody { status: 201 }],
+        "{}",
+        check.why_text()
+    );
+    // In flight, the other body waits on the key's lock, then gets the first's
+    // stored answer as its own: one payment, and a client told it paid 999.
+    let pair = report.check(CheckId::ConcurrentBody).expect("it ran");
+    assert_eq!(pair.why, [Said::PairPassedOff], "{}", pair.why_text());
+    assert_eq!(pair.effects, counted(1, 1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -93,11 +121,7 @@ async fn reading_through_the_pool_inside_the_transaction_fails_as_a_suspected_de
     let report = probe(&options).await;
     assert_fails(&report, &[CheckId::Burst, CheckId::Hang]);
     let hang = report.check(CheckId::Hang).expect("it ran");
-    assert!(
-        hang.why.starts_with("suspected pool deadlock"),
-        "{}",
-        hang.why
-    );
+    assert_eq!(hang.why, [Said::StuckBurstDeadlock], "{}", hang.why_text());
     assert_eq!(
         report.with_verdict(Verdict::Skipped).len(),
         CheckId::ALL.len() - 2,
@@ -106,7 +130,7 @@ async fn reading_through_the_pool_inside_the_transaction_fails_as_a_suspected_de
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn three_commits_instead_of_one_transaction_fail_only_the_changed_body() {
+async fn three_commits_instead_of_one_transaction_fail_only_the_changed_bodies() {
     // It stores the body's hash and never compares it: that the probe sees. The
     // three commits it does not: duplicates that come between them get 409 and,
     // retried, the answer. That bug (a payment that fails leaves its key reserved
@@ -114,7 +138,7 @@ async fn three_commits_instead_of_one_transaction_fail_only_the_changed_body() {
     let db = TestDb::create(reference_schema()).await;
     let addr = serve_shape(&db, Shape::NoTransaction).await;
     let report = probe(&options(addr, &db)).await;
-    assert_fails(&report, &[CheckId::DifferentBody]);
+    assert_fails(&report, &[CheckId::DifferentBody, CheckId::ConcurrentBody]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -154,14 +178,11 @@ async fn a_key_locked_in_memory_fails_the_burst_on_two_instances() {
     let urls = addrs.iter().map(|addr| format!("http://{addr}")).collect();
     let report = probe(&across(urls, &db)).await;
     assert_fails(&report, &[CheckId::Burst]);
-    let burst = report.check(CheckId::Burst).expect("the burst ran");
-    assert!(
-        burst
-            .evidence
-            .iter()
-            .any(|e| e == "effects: 2 created (expected 1)"),
-        "each instance's lock let its own request through: {:?}",
-        burst.evidence
+    assert_eq!(
+        effects(&report, CheckId::Burst),
+        counted(2, 1),
+        "each instance's lock let its own request through\n{}",
+        probe::table(&report, 100, true)
     );
 }
 
@@ -174,20 +195,12 @@ async fn no_body_size_limit_is_a_warning_when_the_large_body_is_paid_once() {
     let check = report.check(CheckId::BadBodies).expect("it ran");
     assert_eq!(check.verdict, Verdict::Warn, "{check:?}");
     assert!(
-        check
-            .why
-            .starts_with("accepted: over the limit (3145728 bytes)"),
+        matches!(&check.why[..], [Said::BodiesAccepted { cases }]
+            if cases.0 == [probe::words::Case::OverTheLimit { bytes: 3145728 }]),
         "{}",
-        check.why
+        check.why_text()
     );
-    assert!(
-        check
-            .evidence
-            .iter()
-            .any(|e| e == "effects: 1 created (expected 1)"),
-        "{:?}",
-        check.evidence
-    );
+    assert_eq!(check.effects, counted(1, 1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -198,8 +211,11 @@ async fn a_5xx_that_still_paid_fails_the_bad_bodies() {
     assert_fails(&report, &[CheckId::BadBodies]);
     let check = report.check(CheckId::BadBodies).expect("it ran");
     assert!(
-        check.why.ends_with("1 effects where 0 were expected"),
+        check.why.ends_with(&[Said::EffectsMismatch {
+            created: 1,
+            expected: 0
+        }]),
         "{}",
-        check.why
+        check.why_text()
     );
 }

@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use crate::environment::command;
-use crate::judgement::{Judgement, Seen};
+use crate::judgement::{Judged, Judgement, Seen};
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
-use crate::state::{Answer, Progress};
+use crate::state::Progress;
 use crate::ui;
 use crate::workbook::Workbook;
 use l10n::Localiser;
@@ -194,14 +194,6 @@ fn scenario_name(l: &Localiser, stage: &Stage, scenario: &str) -> String {
         Some(first) => (*first).to_owned(),
         None => t!(l, "observations-scenario", name = scenario),
     }
-}
-
-/// One prediction of a run: what was said, what was seen, and the judgement.
-pub struct Judged<'a> {
-    pub prediction: &'a Prediction,
-    pub answer: Option<&'a Answer>,
-    pub seen: Seen,
-    pub judgement: Judgement,
 }
 
 /// What happened for one prediction, in words.

@@ -49,7 +49,7 @@ where
     };
     within(
         BURST_BOUND,
-        &t!(crate::MESSAGES, "burst-what", count = n),
+        &t!(crate::messages::MESSAGES, "burst-what", count = n),
         all,
     )
     .await
@@ -67,10 +67,12 @@ pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output =
             panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "bound-exceeded",
                     what = what,
-                    seconds = crate::MESSAGES.current().decimal(bound.as_secs_f64(), 1)
+                    seconds = crate::messages::MESSAGES
+                        .current()
+                        .decimal(bound.as_secs_f64(), 1)
                 )
             )
         }
@@ -139,7 +141,7 @@ impl ReplyKind {
     /// The kind in the learner's words ("error: pool timed out", "erro: o pool
     /// estourou o acquire timeout").
     pub fn said(&self) -> String {
-        let m = &crate::MESSAGES;
+        let m = &crate::messages::MESSAGES;
         match self {
             Self::Status(status) => t!(m, "reply-status", status = status.to_string()),
             Self::PoolTimedOut => t!(m, "reply-pool-timed-out"),
@@ -231,7 +233,7 @@ impl Outcome {
             .map(|(n, key)| {
                 let kind = ReplyKind::from_key(key).map_or_else(|| (*key).clone(), |k| k.said());
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "outcome-replies-part",
                     count = n.to_string(),
                     kind = kind
@@ -295,10 +297,10 @@ impl Outcome {
         table
             .load_style(UTF8_FULL_CONDENSED)
             .set_header([
-                t!(crate::MESSAGES, "outcome-column-requests"),
-                t!(crate::MESSAGES, "outcome-column-payments"),
-                t!(crate::MESSAGES, "outcome-column-replies"),
-                t!(crate::MESSAGES, "outcome-column-distinct-bodies"),
+                t!(crate::messages::MESSAGES, "outcome-column-requests"),
+                t!(crate::messages::MESSAGES, "outcome-column-payments"),
+                t!(crate::messages::MESSAGES, "outcome-column-replies"),
+                t!(crate::messages::MESSAGES, "outcome-column-distinct-bodies"),
             ])
             .add_row([
                 self.requests.to_string(),
@@ -314,7 +316,7 @@ impl Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let said = t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "outcome-line",
             requests = self.requests,
             payments = self.payments,
@@ -328,7 +330,7 @@ impl fmt::Display for Outcome {
 /// What a second request with a used key and another body got, in one word:
 /// `replayed` (the first answer), `refused` (422) or `paid again`. These are
 /// the values stages.toml's answer keys name; the runner shows them in the
-/// learner's words ([`crate::observed_in_words`]).
+/// learner's words ([`observed_in_words`]).
 pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_json::Value {
     let second = if second == first {
         "replayed"
@@ -340,4 +342,25 @@ pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_jso
         "other"
     };
     serde_json::json!({ "second": second })
+}
+
+/// A value a test records for the runner (`observe`: `"paid again"`,
+/// `"replayed"`, a reply's kind...), in the learner's words: `None` when the
+/// harness has no words for it (a figure, a SQLSTATE), shown as it is.
+pub fn observed_in_words(value: &str) -> Option<String> {
+    if let Some(kind) = ReplyKind::from_key(value) {
+        return Some(kind.said());
+    }
+    // "paid again" is `observed-paid-again`, "A's answer" `observed-a-s-answer`.
+    let slug: Vec<String> = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if slug.is_empty() {
+        return None;
+    }
+    crate::messages::MESSAGES
+        .current()
+        .try_say(&format!("observed-{}", slug.join("-")))
 }

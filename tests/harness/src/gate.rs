@@ -42,7 +42,7 @@ impl PaymentGate {
             panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "gate-cannot-install",
                     error = e.to_string()
                 )
@@ -55,7 +55,11 @@ impl PaymentGate {
         {
             panic!(
                 "{}",
-                t!(crate::MESSAGES, "gate-cannot-close", error = e.to_string())
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-close",
+                    error = e.to_string()
+                )
             );
         }
         PaymentGate { holder }
@@ -67,7 +71,7 @@ impl PaymentGate {
             db,
             HELD_AT_GATE,
             n,
-            &t!(crate::MESSAGES, "gate-what-reach", count = n),
+            &t!(crate::messages::MESSAGES, "gate-what-reach", count = n),
         )
         .await;
     }
@@ -82,7 +86,7 @@ impl PaymentGate {
         n: i64,
         request: &tokio::task::JoinHandle<T>,
     ) {
-        let what = t!(crate::MESSAGES, "gate-what-reach", count = n);
+        let what = t!(crate::messages::MESSAGES, "gate-what-reach", count = n);
         wait_for_sessions_unless(db, HELD_AT_GATE, n, &what, || request.is_finished()).await;
     }
 
@@ -108,6 +112,23 @@ const WAITING_ON_A_KEY: &str = "SELECT count(*) FROM pg_stat_activity
      WHERE datname = current_database() AND wait_event_type = 'Lock'
        AND wait_event IN ('transactionid', 'tuple')";
 
+/// Sessions of this database waiting on a table's lock (a `LOCK TABLE`, or a
+/// statement queued behind one).
+const WAITING_ON_A_TABLE: &str = "SELECT count(*) FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'
+       AND wait_event = 'relation'";
+
+/// Waits (bounded) until `n` sessions of this database wait on a table's lock.
+pub async fn wait_for_table_lock_waiters(db: &TestDb, n: i64) {
+    wait_for_sessions(
+        db,
+        WAITING_ON_A_TABLE,
+        n,
+        &format!("{n} session(s) to wait on a table's lock"),
+    )
+    .await;
+}
+
 /// Waits (bounded) until `n` sessions of this database wait on a row or
 /// transaction lock: duplicates queued behind the request that holds their key.
 pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
@@ -115,7 +136,11 @@ pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
         db,
         WAITING_ON_A_KEY,
         n,
-        &t!(crate::MESSAGES, "gate-what-lock-waiters", count = n),
+        &t!(
+            crate::messages::MESSAGES,
+            "gate-what-lock-waiters",
+            count = n
+        ),
     )
     .await;
 }
@@ -147,7 +172,7 @@ where
     let mut watch = db.connect().await;
     wait_for(
         &mut watch,
-        &t!(crate::MESSAGES, "gate-what-first-reach"),
+        &t!(crate::messages::MESSAGES, "gate-what-first-reach"),
         |held, _| held >= 1 || first.is_finished(),
     )
     .await;
@@ -158,7 +183,7 @@ where
     wait_for(
         &mut watch,
         &t!(
-            crate::MESSAGES,
+            crate::messages::MESSAGES,
             "gate-what-duplicates-arrive",
             count = expected
         ),
@@ -180,7 +205,11 @@ where
         }
         results
     };
-    let what = t!(crate::MESSAGES, "gate-what-calls-one-key", count = n);
+    let what = t!(
+        crate::messages::MESSAGES,
+        "gate-what-calls-one-key",
+        count = n
+    );
     crate::within(BURST_BOUND, &what, all).await
 }
 
@@ -201,7 +230,11 @@ async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usiz
             ),
             Err(e) => panic!(
                 "{}",
-                t!(crate::MESSAGES, "gate-cannot-watch", error = e.to_string())
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-watch",
+                    error = e.to_string()
+                )
             ),
         };
         if done(held, waiting) {
@@ -211,7 +244,7 @@ async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usiz
             panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "gate-waited-held",
                     seconds = CONDITION_BOUND.as_secs().to_string(),
                     what = what,
@@ -245,7 +278,11 @@ async fn wait_for_sessions_unless(
             Ok(seen) => seen,
             Err(e) => panic!(
                 "{}",
-                t!(crate::MESSAGES, "gate-cannot-watch", error = e.to_string())
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-watch",
+                    error = e.to_string()
+                )
             ),
         };
         if seen >= n {
@@ -253,13 +290,16 @@ async fn wait_for_sessions_unless(
             return;
         }
         if ended() {
-            panic!("{}", t!(crate::MESSAGES, "gate-ended-first", what = what));
+            panic!(
+                "{}",
+                t!(crate::messages::MESSAGES, "gate-ended-first", what = what)
+            );
         }
         if Instant::now() > deadline {
             panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "gate-waited-saw",
                     seconds = CONDITION_BOUND.as_secs().to_string(),
                     what = what,

@@ -105,14 +105,18 @@ impl WireRelay {
             Ok(janitor) => janitor,
             Err(e) => panic!(
                 "{}",
-                t!(crate::MESSAGES, "wire-no-shell", error = e.to_string())
+                t!(
+                    crate::messages::MESSAGES,
+                    "wire-no-shell",
+                    error = e.to_string()
+                )
             ),
         };
         if let Err(e) = std::fs::create_dir(&dir) {
             panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "wire-no-directory",
                     dir = dir.display().to_string(),
                     error = e.to_string()
@@ -125,7 +129,7 @@ impl WireRelay {
             Err(e) => panic!(
                 "{}",
                 t!(
-                    crate::MESSAGES,
+                    crate::messages::MESSAGES,
                     "wire-cannot-listen",
                     dir = dir.display().to_string(),
                     error = e.to_string()

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness::TestDb;
-use probe::{CheckId, Report, Verdict};
+use probe::{CheckId, Report, Role, Said, Verdict};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -327,51 +327,41 @@ fn verdicts(lang: Lang, report: &Report) -> String {
     format!("{} {}", lang.t("fails", "falha em"), names.join(", "))
 }
 
-/// The burst's payments, from its evidence: "effects: 10 created (expected 1)".
+/// The burst's payments, as counted.
 fn payments(report: &Report) -> Option<i64> {
-    report
-        .check(CheckId::Burst)?
-        .evidence
-        .iter()
-        .find_map(|line| line.strip_prefix("effects: "))
-        .and_then(|rest| rest.split_once(' '))
-        .and_then(|(n, _)| n.parse().ok())
+    Some(report.check(CheckId::Burst)?.effects?.created)
 }
 
-/// The status the same key with another valor got, from the check's evidence
-/// ("other body: 422 ...").
+/// The status the same key with another valor got.
 fn other_valor(lang: Lang, report: &Report) -> String {
     report
         .check(CheckId::DifferentBody)
         .filter(|c| c.verdict != Verdict::Skipped)
-        .and_then(|c| {
-            c.evidence
-                .iter()
-                .find_map(|l| l.strip_prefix("other body: "))
+        .and_then(|c| c.answers.iter().find(|s| s.role == Role::OtherBody))
+        .and_then(|s| s.status())
+        .map_or(lang.t("not run", "não executada").to_owned(), |status| {
+            status.to_string()
         })
-        .and_then(|rest| rest.split_whitespace().next())
-        .map_or(lang.t("not run", "não executada").to_owned(), str::to_owned)
 }
 
 /// "20 × 201, the same payment" when the burst passed; otherwise what went wrong
 /// (in the probe's own words, English, when it is none of these).
 fn answers(lang: Lang, report: &Report) -> String {
-    match report.check(CheckId::Burst) {
-        Some(c) if c.verdict == Verdict::Pass => {
-            format!(
-                "{}, {}",
-                c.why.replace(", one id, the same body", ""),
-                lang.t("the same payment", "o mesmo pagamento")
-            )
-        }
-        Some(c) if c.why.contains("different ids") => lang
+    let Some(burst) = report.check(CheckId::Burst) else {
+        return lang.t("not run", "não executada").to_owned();
+    };
+    match burst.why.first() {
+        Some(Said::BurstPassed { size, status }) if burst.verdict == Verdict::Pass => format!(
+            "{size} × {status}, {}",
+            lang.t("the same payment", "o mesmo pagamento")
+        ),
+        Some(Said::ManyIds { .. }) => lang
             .t(
                 "201s with different payments",
                 "201s com pagamentos diferentes",
             )
             .to_owned(),
-        Some(c) => c.why.clone(),
-        None => lang.t("not run", "não executada").to_owned(),
+        _ => burst.why_text(),
     }
 }
 

@@ -1,19 +1,21 @@
 //! Bad input: keys a route that pays must refuse, and bodies it may refuse.
 
-use super::{Finding, Probe, describe};
-use crate::Verdict;
+use super::{Finding, Probe, describe, seen};
 use crate::http::{Answer, NoAnswer};
+use crate::outcome::{Role, Verdict};
+use crate::results::Seen;
+use crate::words::{Case, List, Said};
 
 /// One request of a family and what came back.
-type Case = (String, Result<Answer, NoAnswer>);
+type Sent = (Case, Result<Answer, NoAnswer>);
 
 /// The cases not answered with a 4xx, and those answered with a 4xx that is not
 /// `application/problem+json`.
-fn sort_refusals(cases: &[Case]) -> (Vec<&str>, Vec<&str>) {
+fn sort_refusals(cases: &[Sent]) -> (Vec<Case>, Vec<Case>) {
     let not_refused = cases
         .iter()
         .filter(|(_, a)| !matches!(a, Ok(a) if (400..500).contains(&a.status)))
-        .map(|(case, _)| case.as_str())
+        .map(|(case, _)| *case)
         .collect();
     let not_problems = cases
         .iter()
@@ -21,15 +23,34 @@ fn sort_refusals(cases: &[Case]) -> (Vec<&str>, Vec<&str>) {
             matches!(a, Ok(a) if (400..500).contains(&a.status)
                 && a.media_type() != "application/problem+json")
         })
-        .map(|(case, _)| case.as_str())
+        .map(|(case, _)| *case)
         .collect();
     (not_refused, not_problems)
 }
 
-fn evidence(cases: &[Case]) -> Vec<String> {
+fn evidence(cases: &[Sent]) -> Vec<Said> {
     cases
         .iter()
-        .map(|(case, answer)| format!("{case}: {}", describe(answer)))
+        .map(|(case, answer)| Said::CaseAnswer {
+            case: *case,
+            answer: describe(answer),
+        })
+        .collect()
+}
+
+fn answers(cases: &[Sent]) -> Vec<Seen> {
+    cases
+        .iter()
+        .map(|(case, answer)| {
+            let role = match case {
+                Case::KeyMissing => Role::KeyMissing,
+                Case::KeyEmpty => Role::KeyEmpty,
+                Case::KeyTooLong { .. } => Role::KeyTooLong,
+                Case::NotJson => Role::NotJson,
+                Case::OverTheLimit { .. } => Role::OverTheLimit,
+            };
+            seen(role, answer)
+        })
         .collect()
 }
 
@@ -43,41 +64,37 @@ impl Probe<'_> {
         let long = "k".repeat(self.options.long_key_length);
         let mut cases = Vec::new();
         for (case, key) in [
-            ("missing", None),
-            ("empty", Some("")),
-            ("too long", Some(long.as_str())),
+            (Case::KeyMissing, None),
+            (Case::KeyEmpty, Some("")),
+            (
+                Case::KeyTooLong {
+                    characters: self.options.long_key_length,
+                },
+                Some(long.as_str()),
+            ),
         ] {
-            let case = if key.is_some_and(|k| k.len() > 1) {
-                format!("{case} ({} characters)", self.options.long_key_length)
-            } else {
-                case.to_owned()
-            };
             cases.push((case, self.send(&self.request(key, body.clone())).await));
         }
-        let evidence = evidence(&cases);
+        let (evidence, seen) = (evidence(&cases), answers(&cases));
         let (not_refused, not_problems) = sort_refusals(&cases);
-        if !not_refused.is_empty() {
-            return Finding::new(
+        let (verdict, why) = if !not_refused.is_empty() {
+            (
                 Verdict::Fail,
-                format!("not refused with a 4xx: {}", not_refused.join(", ")),
-                evidence,
-            );
-        }
-        if !not_problems.is_empty() {
-            return Finding::new(
+                Said::NotRefused {
+                    cases: List(not_refused),
+                },
+            )
+        } else if !not_problems.is_empty() {
+            (
                 Verdict::Warn,
-                format!(
-                    "refused, but not as application/problem+json: {}",
-                    not_problems.join(", ")
-                ),
-                evidence,
-            );
-        }
-        Finding::new(
-            Verdict::Pass,
-            "missing, empty and too long keys: each refused with a 4xx problem",
-            evidence,
-        )
+                Said::NotAProblem {
+                    cases: List(not_problems),
+                },
+            )
+        } else {
+            (Verdict::Pass, Said::BadKeysRefused)
+        };
+        Finding::new(verdict, why, evidence).seen(seen)
     }
 
     /// Bodies a careful server refuses. Accepting one is hygiene, not a broken
@@ -95,53 +112,48 @@ impl Probe<'_> {
         let big_key = format!("{}-big", self.key(n));
         let over_limit = self.send(&self.request(Some(&big_key), big)).await;
         let cases = vec![
-            ("not JSON".to_owned(), not_json),
+            (Case::NotJson, not_json),
             (
-                format!("over the limit ({} bytes)", self.options.big_body_bytes),
+                Case::OverTheLimit {
+                    bytes: self.options.big_body_bytes,
+                },
                 over_limit,
             ),
         ];
-        let evidence = evidence(&cases);
-        let accepted: Vec<&str> = cases
+        let (evidence, seen) = (evidence(&cases), answers(&cases));
+        let accepted: Vec<Case> = cases
             .iter()
             .filter(|(_, a)| matches!(a, Ok(a) if (200..300).contains(&a.status)))
-            .map(|(case, _)| case.as_str())
+            .map(|(case, _)| *case)
             .collect();
         let (not_refused, not_problems) = sort_refusals(&cases);
-        let others: Vec<&str> = not_refused
-            .iter()
+        let others: Vec<Case> = not_refused
+            .into_iter()
             .filter(|case| !accepted.contains(case))
-            .copied()
             .collect();
+        let accepted_count = accepted.len() as i64;
         let mut warnings = Vec::new();
         if !accepted.is_empty() {
-            warnings.push(format!(
-                "accepted: {} (no limit, or no validation: hygiene, not idempotency)",
-                accepted.join(", ")
-            ));
+            warnings.push(Said::BodiesAccepted {
+                cases: List(accepted),
+            });
         }
         if !others.is_empty() {
-            warnings.push(format!(
-                "neither accepted nor refused with a 4xx: {}",
-                others.join(", ")
-            ));
+            warnings.push(Said::NeitherAcceptedNorRefused {
+                cases: List(others),
+            });
         }
         if !not_problems.is_empty() {
-            warnings.push(format!(
-                "refused, but not as application/problem+json: {}",
-                not_problems.join(", ")
-            ));
+            warnings.push(Said::NotAProblem {
+                cases: List(not_problems),
+            });
         }
         let mut finding = if warnings.is_empty() {
-            Finding::new(
-                Verdict::Pass,
-                "a body that is not JSON and one too large: each refused with a 4xx problem",
-                evidence,
-            )
+            Finding::new(Verdict::Pass, Said::BadBodiesRefused, evidence)
         } else {
-            Finding::new(Verdict::Warn, warnings.join("; "), evidence)
+            Finding::because(Verdict::Warn, warnings, evidence)
         };
-        finding.accepted = accepted.len() as i64;
-        finding
+        finding.accepted = accepted_count;
+        finding.seen(seen)
     }
 }

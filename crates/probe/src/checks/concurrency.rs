@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{
-    Finding, Probe, SHOWN, id_of, retry_after_missing, status_of, tally, without_retry_after,
-};
+use super::{Finding, Probe, SHOWN, id_of, retry_after_missing, seen, tally, without_retry_after};
+use crate::error::ProbeError;
 use crate::http::{self, Answer, NoAnswer};
-use crate::{ProbeError, Verdict};
+use crate::outcome::{Role, Verdict};
+use crate::words::{List, Said, Seconds};
 
 impl Probe<'_> {
     /// Refuses to go on when the first answers say the probe is misconfigured.
@@ -70,10 +70,7 @@ impl Probe<'_> {
         Ok(())
     }
 
-    pub(super) async fn burst(
-        &self,
-        stuck: &mut Option<Vec<String>>,
-    ) -> Result<Finding, ProbeError> {
+    pub(super) async fn burst(&self, stuck: &mut Option<Vec<Said>>) -> Result<Finding, ProbeError> {
         let n = self.fresh();
         let key = self.key(n);
         let request = self.request(Some(&key), self.options.body_for(n));
@@ -82,43 +79,60 @@ impl Probe<'_> {
         let first = http::send_together(self.spread(&request, size), self.options.timeout).await;
         let spread = started.elapsed();
         self.misconfigured(&first)?;
-        let instances = match self.targets.len() {
-            1 => String::new(),
-            k => format!(", spread across {k} instances"),
-        };
-        let mut evidence = vec![format!(
-            "{size} requests, key {key}, heads first then every body at once{instances}: {} in {} ms",
-            tally(first.iter().map(status_of)),
-            spread.as_millis()
-        )];
+        let mut answers_seen: Vec<_> = first.iter().map(|a| seen(Role::Burst, a)).collect();
+        let (tally_first, ms) = (tally(&first), spread.as_millis());
+        let mut evidence = vec![match self.targets.len() {
+            1 => Said::BurstSent {
+                size,
+                key: key.clone(),
+                tally: tally_first,
+                ms,
+            },
+            instances => Said::BurstSentAcross {
+                size,
+                key: key.clone(),
+                instances,
+                tally: tally_first,
+                ms,
+            },
+        }];
         let unanswered = first.iter().filter(|a| a.is_err()).count();
         if unanswered > 0 {
-            let line = format!(
-                "{} of {size} answered within {:?}; {unanswered} unanswered",
-                size - unanswered,
-                self.options.timeout
-            );
-            evidence.push(line.clone());
-            *stuck = Some(vec![format!("burst of {size}, one key: {line}")]);
+            let (answered, bound) = (size - unanswered, Seconds(self.options.timeout));
+            evidence.push(Said::BurstUnanswered {
+                answered,
+                size,
+                bound,
+                unanswered,
+            });
+            *stuck = Some(vec![Said::BurstLeftUnanswered {
+                size,
+                answered,
+                bound,
+                unanswered,
+            }]);
             return Ok(Finding::new(
                 Verdict::Fail,
-                format!("{unanswered} of {size} requests got no answer: suspected pool deadlock"),
+                Said::BurstDeadlock { unanswered, size },
                 evidence,
-            ));
+            )
+            .seen(answers_seen));
         }
         let mut finals = Vec::with_capacity(size);
         let mut in_flight = Vec::new();
         for answer in first {
-            let (answer, seen) = self.until_not_in_flight(&request, answer).await;
-            in_flight.extend(seen);
+            let (answer, retried) = self.until_not_in_flight(&request, answer).await;
+            if !retried.is_empty() {
+                answers_seen.push(seen(Role::InFlightRetry, &answer));
+            }
+            in_flight.extend(retried);
             finals.push(answer);
         }
         if !in_flight.is_empty() {
-            evidence.push(format!(
-                "{} answers of 409 (in flight) retried with the same key: then {}",
-                in_flight.len(),
-                tally(finals.iter().map(status_of))
-            ));
+            evidence.push(Said::InFlightRetried {
+                count: in_flight.len(),
+                tally: tally(&finals),
+            });
         }
         let answers: Vec<&Answer> = finals.iter().filter_map(|a| a.as_ref().ok()).collect();
         let no_retry_after = retry_after_missing(&without_retry_after(
@@ -127,74 +141,59 @@ impl Probe<'_> {
         if let Some(line) = &no_retry_after {
             evidence.push(line.clone());
         }
+        let finding = |verdict, why: Vec<Said>, evidence: Vec<Said>| {
+            Ok(Finding::because(verdict, why, evidence).seen(answers_seen.clone()))
+        };
         if answers.len() < size || answers.iter().any(|a| a.status == 409) {
-            return Ok(Finding::new(
-                Verdict::Fail,
-                "some requests never got a final answer (still 409, or none)",
-                evidence,
-            ));
+            return finding(Verdict::Fail, vec![Said::NoFinalAnswer], evidence);
         }
         let ids: BTreeSet<String> = answers
             .iter()
             .filter_map(|a| a.json().and_then(|b| id_of(&b, &self.options.id_pointer)))
             .collect();
-        evidence.push(format!(
-            "ids: {}",
-            ids.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
-                + if ids.len() > 5 { ", …" } else { "" }
-        ));
+        let mut shown: Vec<String> = ids.iter().take(5).cloned().collect();
+        if ids.len() > 5 {
+            shown.push("…".to_owned());
+        }
+        evidence.push(Said::Ids { ids: List(shown) });
         let statuses: BTreeSet<u16> = answers.iter().map(|a| a.status).collect();
         let bodies: Vec<Option<Value>> = answers.iter().map(|a| a.json()).collect();
         let same_bodies = bodies.iter().all(|b| b == &bodies[0]);
         let same_bytes = answers.iter().all(|a| a.body == answers[0].body);
-        evidence.push(format!(
-            "bodies: {}",
-            match (same_bodies, same_bytes) {
-                (true, true) => "identical, byte for byte",
-                (true, false) => "the same JSON, not the same bytes (keys reordered or spaced)",
-                _ => "different",
-            }
-        ));
+        evidence.push(match (same_bodies, same_bytes) {
+            (true, true) => Said::BodiesIdentical,
+            (true, false) => Said::BodiesSameJson,
+            _ => Said::BodiesDifferent,
+        });
         if ids.len() > 1 {
-            return Ok(Finding::new(
+            return finding(
                 Verdict::Fail,
-                format!(
-                    "{} different ids for one key: {} effects",
-                    ids.len(),
-                    ids.len()
-                ),
+                vec![Said::ManyIds { ids: ids.len() }],
                 evidence,
-            ));
+            );
         }
         if statuses.len() > 1 || !same_bodies {
-            return Ok(Finding::new(
-                Verdict::Fail,
-                "the answers to one key differ",
-                evidence,
-            ));
+            return finding(Verdict::Fail, vec![Said::AnswersDiffer], evidence);
         }
         let status = answers[0].status;
         if !(200..300).contains(&status) {
-            return Ok(Finding::new(
-                Verdict::Fail,
-                format!("every request was answered {status}, not a success"),
-                evidence,
-            ));
+            return finding(Verdict::Fail, vec![Said::NoSuccess { status }], evidence);
         }
-        let passed = format!("{size} × {status}, one id, the same body");
-        Ok(match no_retry_after {
-            Some(_) => Finding::new(
+        let passed = Said::BurstPassed { size, status };
+        match no_retry_after {
+            Some(_) => finding(
                 Verdict::Warn,
-                format!("{passed}; but a 409 in flight came without Retry-After"),
+                vec![passed, Said::InFlightWithoutRetryAfter],
                 evidence,
             ),
-            None => Finding::new(Verdict::Pass, passed, evidence),
-        })
+            None => finding(Verdict::Pass, vec![passed], evidence),
+        }
     }
 
     pub(super) async fn hang(&self) -> Finding {
         let mut evidence = Vec::new();
-        let mut stuck = Vec::new();
+        let mut answers_seen = Vec::new();
+        let mut stuck = None;
         let mut errors = 0;
         let mut no_retry_after = Vec::new();
         for &size in &self.options.hang_bursts {
@@ -204,6 +203,7 @@ impl Probe<'_> {
             let started = Instant::now();
             let answers =
                 http::send_together(self.spread(&request, size), self.options.timeout).await;
+            answers_seen.extend(answers.iter().map(|a| seen(Role::Hang, a)));
             let answered = answers.iter().filter(|a| a.is_ok()).count();
             errors += answers
                 .iter()
@@ -212,51 +212,41 @@ impl Probe<'_> {
             no_retry_after.extend(without_retry_after(
                 answers.iter().filter_map(|a| a.as_ref().ok()),
             ));
-            evidence.push(format!(
-                "{size} requests, one key: {} in {} ms",
-                tally(answers.iter().map(status_of)),
-                started.elapsed().as_millis()
-            ));
+            evidence.push(Said::HangBurst {
+                size,
+                tally: tally(&answers),
+                ms: started.elapsed().as_millis(),
+            });
             if answered < size {
-                stuck.push(format!(
-                    "{answered} of {size} answered within {:?}",
-                    self.options.timeout
-                ));
+                let bound = Seconds(self.options.timeout);
+                evidence.push(Said::HangUnanswered {
+                    answered,
+                    size,
+                    bound,
+                });
+                stuck = Some(Said::HangDeadlock {
+                    answered,
+                    size,
+                    bound,
+                });
                 // The server is stuck: a larger burst would only wait as long again.
                 break;
             }
         }
-        if !stuck.is_empty() {
-            return Finding::new(
-                Verdict::Fail,
-                format!("suspected pool deadlock: {}", stuck.join("; ")),
-                evidence,
-            );
+        if let Some(why) = stuck {
+            return Finding::new(Verdict::Fail, why, evidence).seen(answers_seen);
         }
         let no_retry_after = retry_after_missing(&no_retry_after);
         if let Some(line) = &no_retry_after {
             evidence.push(line.clone());
         }
-        if errors > 0 {
-            return Finding::new(
-                Verdict::Warn,
-                format!(
-                    "every request answered, but {errors} with a 5xx: the server gave up on them"
-                ),
-                evidence,
-            );
-        }
-        if no_retry_after.is_some() {
-            return Finding::new(
-                Verdict::Warn,
-                "every request answered, but some 409 or 5xx without Retry-After",
-                evidence,
-            );
-        }
-        Finding::new(
-            Verdict::Pass,
-            "every request of every burst answered",
-            evidence,
-        )
+        let finding = if errors > 0 {
+            Finding::new(Verdict::Warn, Said::HangGaveUp { errors }, evidence)
+        } else if no_retry_after.is_some() {
+            Finding::new(Verdict::Warn, Said::HangNoRetryAfter, evidence)
+        } else {
+            Finding::new(Verdict::Pass, Said::HangAnswered, evidence)
+        };
+        finding.seen(answers_seen)
     }
 }

@@ -1,155 +1,104 @@
 //! The checks, run one after the other so that every effect counted belongs to
 //! the check that caused it. Each uses keys and `{n}` of its own.
 //!
-//! [`CHECKS`] is the one list of them: id, name, title and the effects each
-//! should leave. The checks themselves live one family to a file: [`concurrency`]
-//! (burst, hang), [`replays`] (replay, another body, two keys, a rewritten body),
-//! [`bad_input`] (bad keys, bad bodies) and [`network`] (lost answers).
+//! [`CHECKS`] (`catalogue.rs`) is the one list of them: id, name and the effects
+//! each should leave (their titles, like every word of a report, are in
+//! [`crate::words`]).
+//! The checks themselves live one family to a file: [`concurrency`] (burst,
+//! hang), [`in_flight`] (another body while the first is in flight), [`replays`]
+//! (replay, another body, two keys, a rewritten body), [`bad_input`] (bad keys,
+//! bad bodies) and [`network`] (lost answers).
 
 mod bad_input;
 mod concurrency;
+mod in_flight;
 mod network;
+mod profile;
 mod replays;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
 use serde_json::Value;
 
+use crate::catalogue::{CHECKS, CheckId, Expected};
 use crate::effects::Effects;
+use crate::error::ProbeError;
 use crate::http::{self, Answer, NoAnswer, Request, Target};
-use crate::{CheckResult, Options, ProbeError, Report, Verdict, parse_url};
-
-/// How many effects a check should leave, when effects are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Expected {
-    /// Exactly this many.
-    Exactly(i64),
-    /// One per request the server accepted (answered 2xx), none for the refused ones.
-    OnePerAccepted,
-    /// Shown, not judged.
-    NotJudged,
-}
-
-/// One row of [`CHECKS`].
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Check {
-    pub id: CheckId,
-    /// What `--skip` and the report call it.
-    pub name: &'static str,
-    /// What the check asks, in a few words.
-    pub title: &'static str,
-    pub expected_effects: Expected,
-}
-
-/// Declares [`CheckId`] and [`CHECKS`] from one table, so that a check cannot
-/// exist without its name, title and expected effects, nor be left out of a run.
-macro_rules! checks {
-    ($( $(#[$doc:meta])* $variant:ident: $name:literal, $title:literal, $effects:expr; )*) => {
-        /// A check, by id; its row in [`CHECKS`] has the rest.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-        pub enum CheckId {
-            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
-        }
-
-        /// Every check, in the order they run.
-        pub const CHECKS: &[Check] = &[
-            $( Check { id: CheckId::$variant, name: $name, title: $title, expected_effects: $effects }, )*
-        ];
-
-        impl CheckId {
-            /// Every check, in the order they run.
-            pub const ALL: &'static [CheckId] = &[ $( CheckId::$variant, )* ];
-        }
-    };
-}
-
-checks! {
-    /// Concurrent requests with one key, released together.
-    Burst: "burst", "concurrent requests, one key: one effect, one answer", Expected::Exactly(1);
-    /// A later retry with the same key and body.
-    Replay: "replay", "a later retry replays the answer", Expected::Exactly(1);
-    /// The same key with another body.
-    DifferentBody: "different-body", "same key, another body: refused", Expected::Exactly(1);
-    /// Two keys with the same body.
-    DistinctKeys: "distinct-keys", "two keys, same body: two effects", Expected::Exactly(2);
-    /// The same request with its fields reordered and respaced.
-    RewrittenBody: "rewritten-body", "same request written differently: replayed", Expected::Exactly(1);
-    /// A missing, an empty and a too long key.
-    BadKeys: "bad-keys", "missing, empty, too long key: refused", Expected::Exactly(0);
-    /// A body that is not JSON and one over the size limit.
-    BadBodies: "bad-bodies", "not JSON, over the size limit: no effect unless accepted", Expected::OnePerAccepted;
-    /// Answers and requests lost by the network, and a late answer.
-    LostAnswer: "lost-answer", "answer lost, request lost, answer late: retry is safe", Expected::Exactly(3);
-    /// Bursts larger than a typical pool. The burst judges the effects; this
-    /// check judges only whether every request is answered.
-    Hang: "hang", "bursts larger than a pool: all answered", Expected::NotJudged;
-}
-
-impl CheckId {
-    /// This check's row of [`CHECKS`].
-    pub fn row(self) -> &'static Check {
-        // The table is declared in the enum's order.
-        &CHECKS[self as usize]
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.row().name
-    }
-
-    /// What the check asks, in a few words.
-    pub fn title(self) -> &'static str {
-        self.row().title
-    }
-}
-
-impl std::str::FromStr for CheckId {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        CHECKS
-            .iter()
-            .find(|check| check.name == text)
-            .map(|check| check.id)
-            .ok_or_else(|| {
-                let names: Vec<_> = CHECKS.iter().map(|check| check.name).collect();
-                format!("no check {text:?}; the checks are {}", names.join(", "))
-            })
-    }
-}
-
-impl std::fmt::Display for CheckId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::options::{Options, parse_url};
+use crate::outcome::{Role, Verdict};
+use crate::profile::Profile;
+use crate::results::{CheckResult, EffectCount, Report, Seen, SeenAnswer};
+use crate::words::{Said, Tallied, Tally};
 
 /// How long a request answered `409 in flight` is retried, and how often.
 const IN_FLIGHT_RETRY_FOR: Duration = Duration::from_secs(3);
 const IN_FLIGHT_RETRY_EVERY: Duration = Duration::from_millis(20);
 /// Bodies and answers shown in the evidence are cut to this many characters.
-const SHOWN: usize = 160;
+pub(crate) const SHOWN: usize = 160;
 
 /// A finished check, before it gets its id and timing.
 struct Finding {
     verdict: Verdict,
-    why: String,
-    evidence: Vec<String>,
+    why: Vec<Said>,
+    evidence: Vec<Said>,
+    answers: Vec<Seen>,
+    effects: Option<EffectCount>,
     /// How many requests the server accepted: the effects [`Expected::OnePerAccepted`] expects.
     accepted: i64,
 }
 
 impl Finding {
-    fn new(verdict: Verdict, why: impl Into<String>, evidence: Vec<String>) -> Self {
+    fn new(verdict: Verdict, why: Said, evidence: Vec<Said>) -> Self {
+        Self::because(verdict, vec![why], evidence)
+    }
+
+    /// A finding with several reasons.
+    fn because(verdict: Verdict, why: Vec<Said>, evidence: Vec<Said>) -> Self {
         Self {
             verdict,
-            why: why.into(),
+            why,
             evidence,
+            answers: Vec::new(),
+            effects: None,
             accepted: 0,
         }
+    }
+
+    /// The answers that decided it, each with why it was sent.
+    fn seen(mut self, answers: Vec<Seen>) -> Self {
+        self.answers = answers;
+        self
+    }
+}
+
+/// An answer as the report keeps it, sent as `role`.
+fn seen(role: Role, answer: &Result<Answer, NoAnswer>) -> Seen {
+    Seen {
+        role,
+        answer: answer.as_ref().map(facts).map_err(Clone::clone),
+    }
+}
+
+/// The facts of an answer the report keeps: `retry-after` and the headers that
+/// name idempotency or a replay, whatever the server calls them.
+fn facts(answer: &Answer) -> SeenAnswer {
+    let matters = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        name == "retry-after" || name.contains("idempot") || name.contains("replay")
+    };
+    SeenAnswer {
+        status: answer.status,
+        media_type: answer.media_type(),
+        body: answer.body_excerpt(SHOWN),
+        headers: answer
+            .headers
+            .iter()
+            .filter(|(name, _)| matters(name))
+            .cloned()
+            .collect(),
+        elapsed: answer.elapsed,
     }
 }
 
@@ -193,26 +142,17 @@ pub async fn run(options: &Options) -> Result<Report, ProbeError> {
     let mut checks = Vec::new();
     // After a burst that left requests unanswered, the server's answers would only
     // show its stuck pool: the later checks are skipped, the hang check reports it.
-    let mut stuck: Option<Vec<String>> = None;
+    let mut stuck: Option<Vec<Said>> = None;
     for check in CHECKS {
         let id = check.id;
         let check_started = Instant::now();
         let finding = if options.skip.contains(&id) {
-            Finding::new(Verdict::Skipped, "skipped on request (--skip)", vec![])
+            Finding::new(Verdict::Skipped, Said::SkippedOnRequest, vec![])
         } else if let Some(evidence) = &stuck {
             if id == CheckId::Hang {
-                Finding::new(
-                    Verdict::Fail,
-                    "suspected pool deadlock: the burst left requests unanswered",
-                    evidence.clone(),
-                )
+                Finding::new(Verdict::Fail, Said::StuckBurstDeadlock, evidence.clone())
             } else {
-                Finding::new(
-                    Verdict::Skipped,
-                    "the burst left requests unanswered (see hang): later answers would only \
-                     show the stuck server",
-                    vec![],
-                )
+                Finding::new(Verdict::Skipped, Said::SkippedAfterStuckBurst, vec![])
             }
         } else {
             let before = probe.count().await?;
@@ -223,21 +163,20 @@ pub async fn run(options: &Options) -> Result<Report, ProbeError> {
         };
         checks.push(CheckResult {
             id,
-            title: check.title,
             verdict: finding.verdict,
             why: finding.why,
             evidence: finding.evidence,
+            answers: finding.answers,
+            effects: finding.effects,
             elapsed: check_started.elapsed(),
         });
     }
-    let routes: Vec<String> = options
-        .urls
-        .iter()
-        .map(|url| format!("{}{}", url.trim_end_matches('/'), options.path))
-        .collect();
     Ok(Report {
-        target: format!("{} {}", options.method, routes.join(", ")),
+        method: options.method.clone(),
+        urls: options.urls.clone(),
+        path: options.path.clone(),
         counted_effects: probe.effects.is_some(),
+        profile: Profile::of(&checks),
         checks,
         elapsed: started.elapsed(),
     })
@@ -312,31 +251,27 @@ fn id_of(body: &Value, pointer: &str) -> Option<String> {
 }
 
 /// One answer on one line: status, media type, the start of the body.
-fn describe(answer: &Result<Answer, NoAnswer>) -> String {
-    match answer {
-        Ok(a) => format!("{} {} {}", a.status, a.media_type(), a.body_excerpt(SHOWN)),
-        Err(e) => format!("no answer: {e}"),
-    }
+fn describe(answer: &Result<Answer, NoAnswer>) -> Box<Said> {
+    Box::new(match answer {
+        Ok(a) => Said::Answered {
+            status: a.status,
+            media_type: a.media_type(),
+            body: a.body_excerpt(SHOWN),
+        },
+        Err(why) => Said::NotAnswered { why: why.clone() },
+    })
 }
 
-/// A tally of statuses: `201 ×19, 409 ×1`.
-fn tally(statuses: impl IntoIterator<Item = String>) -> String {
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for status in statuses {
-        *counts.entry(status).or_default() += 1;
-    }
-    counts
-        .iter()
-        .map(|(status, n)| format!("{status} ×{n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A tally of answers: `201 ×19, 409 ×1`.
+fn tally<'a>(answers: impl IntoIterator<Item = &'a Result<Answer, NoAnswer>>) -> Tally {
+    Tally::of(answers.into_iter().map(status_of))
 }
 
-fn status_of(answer: &Result<Answer, NoAnswer>) -> String {
+fn status_of(answer: &Result<Answer, NoAnswer>) -> Tallied {
     match answer {
-        Ok(a) => a.status.to_string(),
-        Err(NoAnswer::Timeout(_)) => "unanswered".to_owned(),
-        Err(_) => "no answer".to_owned(),
+        Ok(a) => Tallied::Status(a.status),
+        Err(NoAnswer::Timeout(_)) => Tallied::Unanswered,
+        Err(_) => Tallied::NoAnswer,
     }
 }
 
@@ -351,15 +286,13 @@ fn without_retry_after<'a>(answers: impl IntoIterator<Item = &'a Answer>) -> Vec
 }
 
 /// A warning about answers without `Retry-After`, for the evidence and the why.
-fn retry_after_missing(statuses: &[u16]) -> Option<String> {
+fn retry_after_missing(statuses: &[u16]) -> Option<Said> {
     if statuses.is_empty() {
         return None;
     }
-    let tally = tally(statuses.iter().map(u16::to_string));
-    Some(format!(
-        "answers that ask for a retry came without Retry-After ({tally}): a client cannot tell \
-         when to come back"
-    ))
+    Some(Said::NoRetryAfter {
+        tally: Tally::of(statuses.iter().copied().map(Tallied::Status)),
+    })
 }
 
 impl Probe<'_> {
@@ -456,22 +389,30 @@ impl Probe<'_> {
             Expected::Exactly(n) => n,
             Expected::OnePerAccepted => finding.accepted,
             Expected::NotJudged => {
-                finding.evidence.push(format!("effects: {created} created"));
+                finding.evidence.push(Said::Effects { created });
+                finding.effects = Some(EffectCount {
+                    created,
+                    expected: None,
+                });
                 return Ok(finding);
             }
         };
         finding
             .evidence
-            .push(format!("effects: {created} created (expected {expected})"));
+            .push(Said::EffectsExpected { created, expected });
+        finding.effects = Some(EffectCount {
+            created,
+            expected: Some(expected),
+        });
         if created == expected {
             return Ok(finding);
         }
-        let mismatch = format!("{created} effects where {expected} were expected");
-        finding.why = if finding.verdict == Verdict::Fail {
-            format!("{}; {mismatch}", finding.why)
+        let mismatch = Said::EffectsMismatch { created, expected };
+        if finding.verdict == Verdict::Fail {
+            finding.why.push(mismatch);
         } else {
-            mismatch
-        };
+            finding.why = vec![mismatch];
+        }
         finding.verdict = Verdict::Fail;
         Ok(finding)
     }
@@ -480,12 +421,13 @@ impl Probe<'_> {
     async fn check(
         &self,
         id: CheckId,
-        stuck: &mut Option<Vec<String>>,
+        stuck: &mut Option<Vec<Said>>,
     ) -> Result<Finding, ProbeError> {
         Ok(match id {
             CheckId::Burst => self.burst(stuck).await?,
             CheckId::Replay => self.replay().await,
             CheckId::DifferentBody => self.different_body().await,
+            CheckId::ConcurrentBody => self.concurrent_body().await,
             CheckId::DistinctKeys => self.distinct_keys().await,
             CheckId::RewrittenBody => self.rewritten_body().await,
             CheckId::BadKeys => self.bad_keys().await,

@@ -7,9 +7,11 @@ use std::time::Duration;
 use fault_proxy::{Fault, FaultyProxy};
 use serde_json::Value;
 
-use super::{Finding, Probe, describe};
+use super::{Finding, Probe, describe, seen};
+use crate::error::ProbeError;
 use crate::http::{self, Target};
-use crate::{ProbeError, Verdict};
+use crate::outcome::{Role, Verdict};
+use crate::words::{ClientSaw, Fault as Lost, Said, ServerSaw};
 
 /// The client's patience in the "late answer" scenario: the proxy holds the answer past it.
 const LATE_ANSWER_PATIENCE: Duration = Duration::from_millis(300);
@@ -27,21 +29,25 @@ impl Probe<'_> {
         };
         let mut evidence = Vec::new();
         let mut failures = Vec::new();
-        for (name, fault, patience) in [
+        let mut answers = Vec::new();
+        for (name, fault, patience, role) in [
             (
-                "answer lost after the server answered",
+                Lost::AnswerLost,
                 Fault::DropResponse,
                 self.options.timeout,
+                Role::AnswerLostRetry,
             ),
             (
-                "request lost before the server",
+                Lost::RequestLost,
                 Fault::DropRequest,
                 self.options.timeout,
+                Role::RequestLostRetry,
             ),
             (
-                "answer held past the client's timeout",
+                Lost::AnswerLate,
                 Fault::HoldResponseUntilClientGivesUp,
                 LATE_ANSWER_PATIENCE,
+                Role::AnswerLateRetry,
             ),
         ] {
             let n = self.fresh();
@@ -61,35 +67,36 @@ impl Probe<'_> {
                         .or_else(|| serde_json::from_slice(&http::dechunk(body.as_bytes())).ok())
                 });
             let server_status = server_saw.as_ref().and_then(|e| e.server_status);
-            evidence.push(format!(
-                "{name}: client saw {}; the server had answered {}; retry: {}",
-                match &lost {
-                    Ok(a) => a.status.to_string(),
-                    Err(e) => e.to_string(),
+            answers.push(seen(role, &retry));
+            evidence.push(Said::LostExchange {
+                fault: name,
+                client: match &lost {
+                    Ok(a) => ClientSaw::Status(a.status),
+                    Err(e) => ClientSaw::NoAnswer(e.clone()),
                 },
-                server_status.map_or("nothing".to_owned(), |s| s.to_string()),
-                describe(&retry)
-            ));
+                server: ServerSaw(server_status),
+                retry: describe(&retry),
+            });
             let Ok(retry) = retry else {
-                failures.push(format!("{name}: the retry got no answer"));
+                failures.push(Said::LostRetryUnanswered { fault: name });
                 continue;
             };
             if !(200..300).contains(&retry.status) {
-                failures.push(format!("{name}: the retry got {}", retry.status));
+                failures.push(Said::LostRetryGot {
+                    fault: name,
+                    status: retry.status,
+                });
             } else if fault != Fault::DropRequest
                 && (server_status != Some(retry.status) || lost_body != retry.json())
             {
-                failures.push(format!("{name}: the retry did not get the lost answer"));
+                failures.push(Said::LostRetryDiffers { fault: name });
             }
         }
-        Ok(if failures.is_empty() {
-            Finding::new(
-                Verdict::Pass,
-                "each retry with the same key got the answer the client missed",
-                evidence,
-            )
+        let finding = if failures.is_empty() {
+            Finding::new(Verdict::Pass, Said::LostAnswersReplayed, evidence)
         } else {
-            Finding::new(Verdict::Fail, failures.join("; "), evidence)
-        })
+            Finding::because(Verdict::Fail, failures, evidence)
+        };
+        Ok(finding.seen(answers))
     }
 }

@@ -3,9 +3,28 @@
 
 use serde_json::Value;
 
-use super::{Finding, Probe, describe, id_of};
-use crate::Verdict;
+use super::{Finding, Probe, describe, id_of, seen};
 use crate::http::excerpt;
+use crate::outcome::{Role, Verdict};
+use crate::words::Said;
+
+/// The headers of `retry` that mark it as a replay: a name that mentions a replay,
+/// with a value the first answer did not carry (Stripe's `Idempotent-Replayed:
+/// true`; others write `Idempotency-Replayed` or `X-Idempotent-Replayed`).
+pub(crate) fn replay_marker<'a>(
+    first: &[(String, String)],
+    retry: &'a [(String, String)],
+) -> Option<(&'a str, &'a str)> {
+    retry
+        .iter()
+        .filter(|(name, _)| name.to_ascii_lowercase().contains("replay"))
+        .find(|(name, value)| {
+            !first
+                .iter()
+                .any(|(n, v)| n.eq_ignore_ascii_case(name) && v == value)
+        })
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+}
 
 /// The same JSON object written differently: its fields in reverse order and
 /// with other spacing. `None` if the body is not an object of two fields or more.
@@ -37,38 +56,42 @@ impl Probe<'_> {
         let request = self.request(Some(&key), self.options.body_for(n));
         let first = self.send(&request).await;
         let again = self.send(&request).await;
+        let answers = vec![seen(Role::First, &first), seen(Role::Retry, &again)];
         let mut evidence = vec![
-            format!("first: {}", describe(&first)),
-            format!("retry: {}", describe(&again)),
+            Said::FirstAnswer {
+                answer: describe(&first),
+            },
+            Said::RetryAnswer {
+                answer: describe(&again),
+            },
         ];
         let (Ok(first), Ok(again)) = (first, again) else {
-            return Finding::new(Verdict::Fail, "a request got no answer", evidence);
+            return Finding::new(Verdict::Fail, Said::NoAnswerToARequest, evidence).seen(answers);
         };
-        let marker = again.header("idempotent-replayed");
-        evidence.push(match marker {
-            Some(value) => format!("the retry carries Idempotent-Replayed: {value}"),
-            None => "no Idempotent-Replayed header on the retry (optional)".to_owned(),
+        evidence.push(match replay_marker(&first.headers, &again.headers) {
+            Some((header, value)) => Said::ReplayMarked {
+                header: header.to_owned(),
+                value: value.to_owned(),
+            },
+            None => Said::ReplayNotMarked,
         });
         if again.status != first.status || again.json() != first.json() {
             let why = if id_of(&again.json().unwrap_or_default(), &self.options.id_pointer)
                 != id_of(&first.json().unwrap_or_default(), &self.options.id_pointer)
             {
-                "the retry got another answer, with another id"
+                Said::RetryGotAnotherId
             } else {
-                "the retry got another answer"
+                Said::RetryGotAnother
             };
-            return Finding::new(Verdict::Fail, why, evidence);
+            return Finding::new(Verdict::Fail, why, evidence).seen(answers);
         }
-        let bytes = if again.body == first.body {
-            "byte for byte"
+        let status = first.status;
+        let why = if again.body == first.body {
+            Said::ReplayedByteForByte { status }
         } else {
-            "the same JSON, not the same bytes"
+            Said::ReplayedSameJson { status }
         };
-        Finding::new(
-            Verdict::Pass,
-            format!("the retry got the same {} and body, {bytes}", first.status),
-            evidence,
-        )
+        Finding::new(Verdict::Pass, why, evidence).seen(answers)
     }
 
     pub(super) async fn different_body(&self) -> Finding {
@@ -80,46 +103,26 @@ impl Probe<'_> {
         let other = self
             .send(&self.request(Some(&key), self.options.other_body_for(n)))
             .await;
+        let answers = vec![seen(Role::First, &first), seen(Role::OtherBody, &other)];
         let evidence = vec![
-            format!("first: {}", describe(&first)),
-            format!("other body: {}", describe(&other)),
+            Said::FirstAnswer {
+                answer: describe(&first),
+            },
+            Said::OtherBodyAnswer {
+                answer: describe(&other),
+            },
         ];
         let Ok(other) = other else {
-            return Finding::new(Verdict::Fail, "the second request got no answer", evidence);
+            return Finding::new(Verdict::Fail, Said::SecondNotAnswered, evidence).seen(answers);
         };
-        match other.status {
-            422 => Finding::new(
-                Verdict::Pass,
-                "refused with 422, as the IETF draft says",
-                evidence,
-            ),
-            409 => Finding::new(
-                Verdict::Warn,
-                "refused with 409; the IETF draft answers a reused key with 422",
-                evidence,
-            ),
-            400..=499 => Finding::new(
-                Verdict::Warn,
-                format!(
-                    "refused with {}; the IETF draft answers a reused key with 422",
-                    other.status
-                ),
-                evidence,
-            ),
-            200..=299 => Finding::new(
-                Verdict::Fail,
-                format!(
-                    "accepted with {}: either a second effect, or the first answer passed off as this one",
-                    other.status
-                ),
-                evidence,
-            ),
-            status => Finding::new(
-                Verdict::Fail,
-                format!("answered {status}: an error, not a refusal"),
-                evidence,
-            ),
-        }
+        let status = other.status;
+        let (verdict, why) = match status {
+            422 => (Verdict::Pass, Said::Refused422),
+            400..=499 => (Verdict::Warn, Said::RefusedNot422 { status }),
+            200..=299 => (Verdict::Fail, Said::AcceptedOtherBody { status }),
+            _ => (Verdict::Fail, Said::AnsweredError { status }),
+        };
+        Finding::new(verdict, why, evidence).seen(answers)
     }
 
     pub(super) async fn distinct_keys(&self) -> Finding {
@@ -128,9 +131,16 @@ impl Probe<'_> {
         let (one, two) = (self.key(n), format!("{}-other", self.key(n)));
         let first = self.send(&self.request(Some(&one), body.clone())).await;
         let second = self.send(&self.request(Some(&two), body)).await;
+        let answers = vec![seen(Role::First, &first), seen(Role::SecondKey, &second)];
         let evidence = vec![
-            format!("key {one}: {}", describe(&first)),
-            format!("key {two}: {}", describe(&second)),
+            Said::KeyAnswer {
+                key: one,
+                answer: describe(&first),
+            },
+            Said::KeyAnswer {
+                key: two,
+                answer: describe(&second),
+            },
         ];
         let ids: Vec<Option<String>> = [&first, &second]
             .iter()
@@ -142,21 +152,12 @@ impl Probe<'_> {
                     .and_then(|b| id_of(&b, &self.options.id_pointer))
             })
             .collect();
-        match (&ids[0], &ids[1]) {
-            (Some(a), Some(b)) if a != b => {
-                Finding::new(Verdict::Pass, "two keys, two ids", evidence)
-            }
-            (Some(_), Some(_)) => Finding::new(
-                Verdict::Fail,
-                "two keys got the same id: the server keys on the body, not the key",
-                evidence,
-            ),
-            _ => Finding::new(
-                Verdict::Fail,
-                "a new key was not answered with a created resource",
-                evidence,
-            ),
-        }
+        let (verdict, why) = match (&ids[0], &ids[1]) {
+            (Some(a), Some(b)) if a != b => (Verdict::Pass, Said::TwoKeysTwoIds),
+            (Some(_), Some(_)) => (Verdict::Fail, Said::TwoKeysOneId),
+            _ => (Verdict::Fail, Said::NewKeyNotCreated),
+        };
+        Finding::new(verdict, why, evidence).seen(answers)
     }
 
     pub(super) async fn rewritten_body(&self) -> Finding {
@@ -164,46 +165,35 @@ impl Probe<'_> {
         let key = self.key(n);
         let body = self.options.body_for(n);
         let Some(other_text) = rewritten(&body) else {
-            return Finding::new(
-                Verdict::Skipped,
-                "the body is not a JSON object of two fields or more: nothing to reorder",
-                vec![],
-            );
+            return Finding::new(Verdict::Skipped, Said::NothingToReorder, vec![]);
         };
         let first = self.send(&self.request(Some(&key), body.clone())).await;
         let again = self
             .send(&self.request(Some(&key), other_text.clone()))
             .await;
+        let answers = vec![seen(Role::First, &first), seen(Role::Rewritten, &again)];
         let evidence = vec![
-            format!("first: {}", describe(&first)),
-            format!("as {:?}: {}", excerpt(&other_text, 60), describe(&again)),
+            Said::FirstAnswer {
+                answer: describe(&first),
+            },
+            Said::RewrittenAnswer {
+                body: excerpt(&other_text, 60),
+                answer: describe(&again),
+            },
         ];
         let (Ok(first), Ok(again)) = (first, again) else {
-            return Finding::new(Verdict::Fail, "a request got no answer", evidence);
+            return Finding::new(Verdict::Fail, Said::NoAnswerToARequest, evidence).seen(answers);
         };
-        if again.status == first.status && again.json() == first.json() {
-            return Finding::new(
-                Verdict::Pass,
-                "replayed: the server compares requests, not bytes",
-                evidence,
-            );
-        }
-        match again.status {
-            400..=499 => Finding::new(
-                Verdict::Warn,
-                format!(
-                    "refused with {}: treats a reordered body as another request",
-                    again.status
-                ),
-                evidence,
-            ),
-            200..=299 => Finding::new(
-                Verdict::Fail,
-                "accepted as a new request: a second effect",
-                evidence,
-            ),
-            status => Finding::new(Verdict::Fail, format!("answered {status}"), evidence),
-        }
+        let (verdict, why) = if again.status == first.status && again.json() == first.json() {
+            (Verdict::Pass, Said::RewrittenReplayed)
+        } else {
+            match again.status {
+                status @ 400..=499 => (Verdict::Warn, Said::RewrittenRefused { status }),
+                200..=299 => (Verdict::Fail, Said::RewrittenAccepted),
+                status => (Verdict::Fail, Said::AnsweredStatus { status }),
+            }
+        };
+        Finding::new(verdict, why, evidence).seen(answers)
     }
 }
 
@@ -220,6 +210,33 @@ mod tests {
             serde_json::from_str::<Value>(&text).ok(),
             serde_json::from_str::<Value>(body).ok()
         );
+    }
+
+    #[test]
+    fn a_replay_is_marked_by_a_header_the_first_answer_did_not_carry() {
+        let headers = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let first = headers(&[("idempotent-replayed", "false")]);
+        let retry = headers(&[("idempotent-replayed", "true")]);
+        assert_eq!(
+            replay_marker(&first, &retry),
+            Some(("idempotent-replayed", "true"))
+        );
+        assert_eq!(
+            replay_marker(&retry, &retry),
+            None,
+            "the same on both: no mark"
+        );
+        let other_name = headers(&[("x-idempotency-replay", "1")]);
+        assert_eq!(
+            replay_marker(&[], &other_name),
+            Some(("x-idempotency-replay", "1"))
+        );
+        assert_eq!(replay_marker(&[], &headers(&[("retry-after", "1")])), None);
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub enum ServerError {
         status: ExitStatus,
         log: String,
     },
-    #[error("servers/start.sh {name} did not listen on {port} within {bound:?}{log}")]
+    #[error("servers/start.sh {name} did not answer a payment on {port} within {bound:?}{log}")]
     NotListening {
         name: String,
         port: u16,
@@ -198,7 +198,14 @@ impl ExternalServer {
             port,
         };
         let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // Listening is not serving: a JVM accepts connections a while before its
+        // first answer, and answers its first payments slowly (on a busy machine a
+        // just-started Java server once answered none of a correct burst within the
+        // probe's 3 s). Ready is one payment answered, on a key of its own: the
+        // probe counts effects per check, so it counts none of it.
+        let mut attempt = 0;
+        while warm_up(port, attempt).is_none() {
+            attempt += 1;
             if let Ok(Some(status)) = server.child.try_wait() {
                 // The reader may not have read its last words yet.
                 std::thread::sleep(Duration::from_millis(50));
@@ -238,6 +245,25 @@ impl ExternalServer {
             )
         }
     }
+}
+
+/// One payment through the article's API on `port`, answered with a status
+/// (whichever), within two seconds: `None` while nothing answers. Each attempt has
+/// a key of its own: a duplicate is what the wrong servers deadlock on.
+fn warm_up(port: u16, attempt: u32) -> Option<u16> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    let body = r#"{"pedidoId": 1, "valor": 1}"#;
+    let request = format!(
+        "POST /pagamentos HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n\
+         idempotency-key: warm-up-{port}-{attempt}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut head = [0u8; 12]; // "HTTP/1.1 201"
+    stream.read_exact(&mut head).ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
 }
 
 /// The watchdog of the process group `group` (see [`WATCHDOG`]).

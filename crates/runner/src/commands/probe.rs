@@ -6,10 +6,13 @@ use crate::ui;
 
 pub use probe::cli::ProbeArgs;
 
-/// Runs the probe and prints its report; true when no check failed.
+/// Runs the probe and writes its reports; true when it passed (no check failed,
+/// and no warning when --fail-on-warn: `idempotency-probe`'s exit code 0).
 pub fn run(args: &ProbeArgs) -> Result<bool, Error> {
     if args.allow_remote {
         eprintln!("{}", ui::warn(probe::cli::REMOTE_WARNING));
     }
-    probe::cli::run(args, ui::width()).map_err(|e| Error::Probe(e.to_string()))
+    probe::cli::run(args, ui::width())
+        .map(|exit| exit == probe::cli::Exit::Passed)
+        .map_err(|e| Error::Probe(e.to_string()))
 }

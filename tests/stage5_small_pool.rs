@@ -138,7 +138,7 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
         t!(
             MESSAGES,
             "another-key-is-starved",
-            got = slow.unrelated.shown(),
+            got = unrelated.said(),
             state = &slow.state
         )
     );

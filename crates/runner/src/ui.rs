@@ -242,7 +242,10 @@ impl Spinner {
     pub fn speaking(l10n: &Localiser) -> Self {
         let bar = Term::stderr().is_term().then(|| {
             let bar = ProgressBar::new_spinner();
-            if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed:.dim}") {
+            // `wide_msg`: a phase longer than the terminal is cut at its edge, not
+            // wrapped in the middle of a word (Portuguese phases run long).
+            if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {wide_msg} {elapsed:.dim}")
+            {
                 bar.set_style(s);
             }
             bar.enable_steady_tick(Duration::from_millis(100));

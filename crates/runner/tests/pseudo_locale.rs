@@ -166,3 +166,25 @@ fn review_evidence_is_said_by_the_catalogues() {
         exit: None,
     });
 }
+
+/// Stage 3's untouched exercise: its tests fail on the exercise's `todo!()`,
+/// said through the runner, with the stage's own messages where a test checks
+/// before it calls the exercise.
+#[test]
+fn a_failing_stage_3_is_said_by_the_catalogues() {
+    check(&Case {
+        args: &["stage", "3", "--no-predict"],
+        exit: Some(1),
+    });
+}
+
+/// Stage 5's untouched exercise deadlocks the small pool: the deadlock's
+/// message, the pool's state while the requests waited, the burst's table and
+/// the starved request for another key.
+#[test]
+fn a_deadlocked_stage_5_is_said_by_the_catalogues() {
+    check(&Case {
+        args: &["stage", "5", "--no-predict"],
+        exit: Some(1),
+    });
+}

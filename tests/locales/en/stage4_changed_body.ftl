@@ -31,7 +31,10 @@ the-refusal-changed-nothing = the refusal changes nothing: the original body, se
 another-order-is-refused-with-422 = the key was used for order 1 and is now sent for order 2, with the same amount: that is another request, so 422; a replay would tell the client order 2 was paid (hash every field of the body, not only the amount). It got { $got }
 the-same-body-written-differently-replays-the-201 = { $body } means the same as the first body, so it must replay the 201, not be refused: the first got { $first }, this one { $again }
 an-invalid-body-is-refused = a body that is not a payment must be refused (PaymentError::InvalidBody) before anything is stored: it got { $got }
-no-key-is-reserved-for-an-invalid-body = a body that is not a payment must reserve no key: { $keys } key row(s) were stored
+no-key-is-reserved-for-an-invalid-body = a body that is not a payment must reserve no key: { $keys ->
+    [one] 1 key row was
+   *[other] { $keys } key rows were
+} stored
 one-key-one-payment = one key, one payment: { $outcome }
 the-winners-ten-get-its-201 = the ten requests with the winning body must all get its 201; { $count } did: { $outcome }
 the-other-bodys-ten-get-422 = the ten requests with the other body must all be refused with 422; { $count } were: { $outcome }

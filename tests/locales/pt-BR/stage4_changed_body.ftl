@@ -31,7 +31,10 @@ the-refusal-changed-nothing = a recusa não muda nada: o corpo original, enviado
 another-order-is-refused-with-422 = a chave foi usada para o pedido de compra 1 e agora vem para o pedido de compra 2, com o mesmo valor: é outro pedido, então 422; repetir a resposta diria ao cliente que o pedido de compra 2 foi pago (calcule o hash de todo campo do corpo, não só do valor). Recebeu { $got }
 the-same-body-written-differently-replays-the-201 = { $body } quer dizer o mesmo que o primeiro corpo, então tem de repetir o 201, e não ser recusado: o primeiro recebeu { $first }, este { $again }
 an-invalid-body-is-refused = um corpo que não é um pagamento tem de ser recusado (PaymentError::InvalidBody) antes de qualquer gravação: recebeu { $got }
-no-key-is-reserved-for-an-invalid-body = um corpo que não é um pagamento não pode reservar chave nenhuma: { $keys } linha(s) de chave foram gravadas
+no-key-is-reserved-for-an-invalid-body = um corpo que não é um pagamento não pode reservar chave nenhuma: { $keys ->
+    [one] 1 linha de chave foi gravada
+   *[other] { $keys } linhas de chave foram gravadas
+}
 one-key-one-payment = uma chave, um pagamento: { $outcome }
 the-winners-ten-get-its-201 = os dez pedidos com o corpo vencedor têm de receber, todos, o 201 dele; { $count } receberam: { $outcome }
 the-other-bodys-ten-get-422 = os dez pedidos com o outro corpo têm de ser, todos, recusados com 422; { $count } foram: { $outcome }

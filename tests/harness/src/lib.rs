@@ -21,6 +21,7 @@ mod gate;
 mod http;
 pub mod provider;
 mod scenario;
+mod trace;
 mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
@@ -39,6 +40,7 @@ pub use http::{Answer, Call, CallError, serve};
 pub use scenario::{
     FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
 };
+pub use trace::{last_trace, record_traces};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

@@ -6,6 +6,7 @@ pub mod flaky;
 pub mod probe;
 pub mod review;
 pub mod stage;
+pub mod timeline;
 pub mod verify;
 pub mod watch;
 

@@ -130,6 +130,7 @@ pub enum Paid {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Shape {
     pub steps: Vec<Step>,
+    #[serde(flatten)]
     pub paid: Paid,
     pub end: EndKind,
 }
@@ -246,11 +247,6 @@ impl Picture {
         self.lanes.iter().find(|l| l.n == n)
     }
 
-    /// Which folded group a request is in (its index).
-    pub fn group_of(&self, n: usize) -> Option<usize> {
-        self.groups.iter().position(|g| g.members.contains(&n))
-    }
-
     /// The facts a run of the same code always gives, without times and without
     /// the request numbers a race hands out: what the book's timelines are checked
     /// current by (`timeline-svg --facts`).
@@ -270,10 +266,9 @@ impl Picture {
                             statement,
                             ..
                         } if *count == g.members.len() => Some(match holder {
-                            Some(Holder::Request { n }) => format!(
-                                "group {} in {statement}",
-                                self.group_of(*n).map_or("?".to_owned(), |i| i.to_string())
-                            ),
+                            // A request's number is a fact where the test fires
+                            // them in order (the held first request is #1).
+                            Some(Holder::Request { n }) => format!("request {n} in {statement}"),
                             Some(Holder::Gate) => format!("the gate in {statement}"),
                             Some(Holder::Other { .. }) => format!("another session in {statement}"),
                             None => format!("unnamed in {statement}"),
@@ -752,7 +747,7 @@ pub(crate) mod tests {
         assert!(
             facts
                 .to_string()
-                .contains("group 0 in INSERT idempotency_keys"),
+                .contains("request 1 in INSERT idempotency_keys"),
             "{facts}"
         );
     }

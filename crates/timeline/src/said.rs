@@ -258,22 +258,67 @@ pub fn shorten(text: &str, chars: usize) -> String {
     }
 }
 
-/// `text` broken into lines of at most `width` characters, at spaces.
+/// `text` broken into lines of at most `width` characters, at spaces; a word
+/// longer than a line (a test's name) is broken after its underscores.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
-    for word in text.split(' ') {
+    let words = text.split(' ').flat_map(|word| split_long(word, width));
+    for word in words {
         let fits = line.chars().count() + 1 + word.chars().count() <= width;
         if !line.is_empty() && !fits {
             lines.push(std::mem::take(&mut line));
         }
-        if !line.is_empty() {
+        if !line.is_empty() && !line.ends_with('_') {
             line.push(' ');
         }
-        line.push_str(word);
+        line.push_str(&word);
     }
     if !line.is_empty() {
         lines.push(line);
     }
     lines
+}
+
+/// A word longer than `width`, in pieces that each end with an underscore (the
+/// last excepted) and fit, where its underscores allow.
+fn split_long(word: &str, width: usize) -> Vec<String> {
+    if word.chars().count() <= width || !word.contains('_') {
+        return vec![word.to_owned()];
+    }
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    for part in word.split_inclusive('_') {
+        if !piece.is_empty() && piece.chars().count() + part.chars().count() > width {
+            pieces.push(std::mem::take(&mut piece));
+        }
+        piece.push_str(part);
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_name_longer_than_a_line_breaks_after_an_underscore() {
+        let lines = wrap(
+            "Timeline of twenty_concurrent_requests_create_one_payment: 20 requests",
+            30,
+        );
+        assert_eq!(
+            lines,
+            [
+                "Timeline of",
+                "twenty_concurrent_requests_",
+                "create_one_payment: 20",
+                "requests"
+            ]
+        );
+        assert_eq!(wrap("a b c", 3), ["a b", "c"]);
+    }
 }

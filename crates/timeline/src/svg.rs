@@ -110,7 +110,15 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
         if i == ticks.len() - 1 {
             label = format!("{label} {unit}");
         }
-        let anchor = if i == 0 { "start" } else { "middle" };
+        // The first label starts at its tick, the last ends at it when the
+        // drawing's edge is near: none runs off.
+        let anchor = if i == 0 {
+            "start"
+        } else if x + label.chars().count() as f64 * 3.5 > WIDTH - 4.0 {
+            "end"
+        } else {
+            "middle"
+        };
         let _ = writeln!(
             body,
             r##"<text x="{x:.1}" y="{axis_y}" font-size="11" fill="#55606b" text-anchor="{anchor}">{}</text>"##,

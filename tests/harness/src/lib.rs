@@ -40,7 +40,7 @@ pub use http::{Answer, Call, CallError, serve};
 pub use scenario::{
     FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
 };
-pub use trace::{last_trace, record_traces};
+pub use trace::{last_trace, record_traces, traced};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

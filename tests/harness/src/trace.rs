@@ -479,6 +479,47 @@ fn answer_of<T: 'static>(out: &T) -> String {
 }
 
 // ---------------------------------------------------------------------------
+// Over HTTP: the client's request names itself in a header, and the server's
+// handling of it runs as that request.
+
+/// The header a traced HTTP call carries: `<trace>:<n>`.
+pub(crate) const REQUEST_HEADER: &str = "workbook-trace-request";
+
+/// The header value naming the request of this task, if a burst is recorded.
+pub(crate) fn request_header() -> Option<String> {
+    REQUEST
+        .try_with(|tag| format!("{}:{}", tag.live.id, tag.n))
+        .ok()
+}
+
+/// `router`, its handlers run as the burst's request that sent each HTTP
+/// request ([`REQUEST_HEADER`]): the connections they take are named after it,
+/// so the trace holds what the server did for each request. A request without
+/// the header (outside a burst, or not recorded) runs as it would anyway.
+pub fn traced(router: axum::Router) -> axum::Router {
+    router.layer(axum::middleware::from_fn(
+        |request: axum::extract::Request, next: axum::middleware::Next| async move {
+            let tag = request
+                .headers()
+                .get(REQUEST_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|value| {
+                    let (id, n) = value.rsplit_once(':')?;
+                    let live = live_traces().lock().ok()?.get(id)?.upgrade()?;
+                    Some(Tag {
+                        live,
+                        n: n.parse().ok()?,
+                    })
+                });
+            match tag {
+                Some(tag) => REQUEST.scope(tag, next.run(request)).await,
+                None => next.run(request).await,
+            }
+        },
+    ))
+}
+
+// ---------------------------------------------------------------------------
 // The pools: hooks that name each connection after its request.
 
 /// The comment a naming statement starts with; the relay reads it.

@@ -5,6 +5,8 @@
 //! future at a point the test holds it at; leases expire when the test moves
 //! them back in the database, never by waiting.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use harness::provider::{FakeProvider, ProviderFault};
@@ -13,7 +15,9 @@ use harness::{
 };
 use payment_model::{PaymentError, Reply};
 use rstest::rstest;
+use sqlx::postgres::PgPoolOptions;
 use stage11::{Answer, App, ClientId, Config};
+use tokio::sync::Notify;
 
 fn schema() -> Schema {
     Schema::new(stage11::MIGRATION_SOURCE, stage11::MIGRATION)
@@ -99,6 +103,36 @@ impl Setup {
         )
     }
 
+    /// Moves every key two days back: its first use, and its answer if it has one.
+    async fn age_keys(&self) {
+        self.db
+            .execute(
+                "UPDATE idempotency_keys SET created_at = created_at - interval '2 days',
+                        finished_at = finished_at - interval '2 days'",
+            )
+            .await;
+    }
+
+    /// Runs the reaper once.
+    async fn reap(&self) -> stage11::Reaped {
+        within(
+            BOUND,
+            "the reaper",
+            stage11::reap(&self.app.pool, &self.app.config),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the reaper failed: {e}"))
+    }
+
+    /// The recovery point of every key, with its key.
+    async fn points(&self) -> Vec<(String, String)> {
+        let mut conn = self.db.connect().await;
+        sqlx::query_as("SELECT key, recovery_point FROM idempotency_keys ORDER BY key")
+            .fetch_all(&mut conn)
+            .await
+            .expect("the keys can be read")
+    }
+
     /// Ends the lease of every unfinished key, as if it had been taken long ago.
     async fn expire_leases(&self) {
         self.db
@@ -113,10 +147,13 @@ impl Setup {
 // ANCHOR: derived_key
 #[test]
 fn a_derived_key_is_the_same_for_a_retry_and_never_shared() {
-    let first = stage11::derived_key(A, "order-1", "charge");
+    let body = stage4_hash(BODY);
+    let key =
+        |client, key: &str, body: &str, step: &str| stage11::derived_key(client, key, body, step);
+    let first = key(A, "order-1", &body, "charge");
     assert_eq!(
         first,
-        stage11::derived_key(A, "order-1", "charge"),
+        key(A, "order-1", &body, "charge"),
         "a retry must send the provider the same key"
     );
     assert_ne!(
@@ -125,17 +162,28 @@ fn a_derived_key_is_the_same_for_a_retry_and_never_shared() {
     );
     assert_ne!(
         first,
-        stage11::derived_key(B, "order-1", "charge"),
+        key(B, "order-1", &body, "charge"),
         "two clients' order-1 are two payments: the provider must see two keys"
     );
     assert_ne!(
         first,
-        stage11::derived_key(A, "order-1", "refund"),
+        key(
+            A,
+            "order-1",
+            &stage4_hash(r#"{"orderId":1,"amount":999}"#),
+            "charge"
+        ),
+        "the key used again with another body (once its row was reaped) is another payment: \
+         the provider must see another key, or it replays (or refuses) the first one's"
+    );
+    assert_ne!(
+        first,
+        key(A, "order-1", &body, "refund"),
         "two steps of one request must never collide at the provider"
     );
     assert_ne!(
-        stage11::derived_key(A, "order-1", "charge"),
-        stage11::derived_key(A, "order-1c", "harge"),
+        key(A, "order-1", &body, "charge"),
+        key(A, "order-1c", &body, "harge"),
         "the parts must not run into each other: (order-1, charge) is not (order-1c, harge)"
     );
 }
@@ -325,6 +373,11 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
         first.reply.status, 502,
         "the provider did not confirm the charge: answer 502, and let the client retry \
          with the same key: {first:?}"
+    );
+    assert_eq!(
+        first.reply,
+        stage11::provider_failed(),
+        "the provider may have charged: never tell the client nothing was charged"
     );
     // No lease to wait for: the request that failed let its key go.
     let retry = pay(&s.app, A, "order-1", BODY).await;
@@ -592,6 +645,19 @@ async fn a_request_that_was_taken_over_writes_nothing() {
         !recorded,
         "the stalled request recorded a charge on a key it no longer holds"
     );
+    let pending = stage11::payment_pending();
+    let refused = stage11::payment_refused(402);
+    let stale_refusal = stage11::refuse(&s.app.pool, A, "order-1", first.lease, &refused).await;
+    let stale_set_aside =
+        stage11::set_aside(&s.app.pool, A, "order-1", first.lease, &pending).await;
+    assert_eq!(
+        (
+            stale_refusal.expect("refuse runs"),
+            stale_set_aside.expect("set_aside runs")
+        ),
+        (false, false),
+        "the stalled request stored a final answer on a key it no longer holds"
+    );
     assert_eq!(
         s.db.count(
             "SELECT count(*) FROM idempotency_keys
@@ -600,6 +666,30 @@ async fn a_request_that_was_taken_over_writes_nothing() {
         .await,
         1,
         "the key must be as the request that took it over left it"
+    );
+    // The request that took the key over records its charge; the stalled one
+    // tries to finish with its own.
+    let ours = stage11::record_charge(&s.app.pool, A, "order-1", second.lease, "ch_ours").await;
+    assert!(
+        ours.expect("record_charge runs"),
+        "the new owner records its charge"
+    );
+    let request = payment_model::PaymentRequest::parse(BODY).expect("the test's body");
+    let stale = stage11::finish(
+        &s.app.pool,
+        A,
+        "order-1",
+        &hash,
+        first.lease,
+        &request,
+        "ch_stale",
+    )
+    .await
+    .expect("finish runs");
+    assert_eq!(
+        (stale.reply, s.db.payment_count().await),
+        (Reply::in_flight(), 0),
+        "the stalled request wrote a payment on a key it no longer holds"
     );
 }
 // ANCHOR_END: fencing
@@ -622,13 +712,20 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
     s.provider.inject([ProviderFault::AnswerLate]);
     let second = spawn_payment(&s.app);
     s.provider.wait_until_held_by(2, &second).await;
-    // The first call fails at last: the first request answers 502 and releases.
+    // The first call fails at last: the first request releases its lease, and
+    // learns that it was no longer its own.
     s.provider.drop_first_held();
     let first = within(BOUND, "the first request", first)
         .await
         .expect("the request task ends")
         .unwrap_or_else(|e| panic!("the first request failed: {e}"));
-    assert_eq!(first.reply.status, 502, "{first:?}");
+    assert_eq!(
+        first.reply,
+        Reply::in_flight(),
+        "the first request was taken over: its release changed nothing, and it must answer \
+         from the key (409 while the request that took it over works), not 502 as if the \
+         key were still its own (`release` says whether the lease was still ours)"
+    );
 
     let duplicate = pay(&s.app, A, "order-1", BODY).await;
     harness::observe(
@@ -664,7 +761,7 @@ enum SavedRefusal {
     /// A declined card (402), saved at once.
     Decline,
     /// An error inside the provider (500), saved: the first answer does not say
-    /// it is final, the replay does.
+    /// it is final, the replay does; and neither says whether it charged.
     Error,
 }
 
@@ -695,14 +792,16 @@ async fn a_refusal_the_provider_keeps_is_the_keys_final_answer(
     );
     let expected = match refusal {
         SavedRefusal::Decline => [402, 402, 402],
-        SavedRefusal::Error => [502, 402, 402],
+        SavedRefusal::Error => [502, 202, 202],
     };
     assert_eq!(
         statuses, expected,
         "the provider keeps its answer for the key and replays it to every retry: a refusal \
-         it keeps is final (stored with our key, a 402), never a 502 asking for a retry that \
-         can only get the same refusal. (A 409 after the first 502 means the retry did not \
-         take over the key the failed request released: see `reserve`.) {answers:?}"
+         it keeps is final (stored with our key, a 402); an error it keeps leaves the charge \
+         unknown for good (a 202, the key set aside for reconciliation), never a 402 that says \
+         nothing was charged, nor a 502 asking for a retry that can only get the same error. \
+         (A 409 after the first 502 means the retry did not take over the key the failed \
+         request released: see `reserve`.) {answers:?}"
     );
     let last = answers.last().expect("three answers");
     assert_eq!(
@@ -775,8 +874,7 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
     // A request dies after recording its charge, and no retry comes for days.
     crashed_request(&s, DiesAfter::ChargeRecorded).await;
     s.expire_leases().await;
-    s.db.execute("UPDATE idempotency_keys SET created_at = now() - interval '2 days'")
-        .await;
+    s.age_keys().await;
 
     let reaped = within(
         BOUND,
@@ -826,3 +924,424 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
     assert_eq!(s.db.payment_count().await, 2);
 }
 // ANCHOR_END: reaper
+
+// ANCHOR: retention_from_finish
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_finished_today_replays_for_the_whole_retention_however_old_it_is() {
+    let s = setup(PoolSize::of(5)).await;
+    // A request dies after recording its charge; its retry comes two days later.
+    crashed_request(&s, DiesAfter::ChargeRecorded).await;
+    s.expire_leases().await;
+    s.age_keys().await;
+    let finished = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(finished.reply.status, 201, "{finished:?}");
+
+    let reaped = s.reap().await;
+    assert_eq!(
+        reaped.deleted, 0,
+        "the reaper deleted a key finished a moment ago, because it was first used two days \
+         ago: retention is how long a finished key replays its answer, so it counts from \
+         when the key finished (`finished_at`), not from `created_at`"
+    );
+    let again = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (&again.reply, again.replayed),
+        (&finished.reply, true),
+        "the finished key replays its answer"
+    );
+    assert_eq!(
+        s.provider.requests().len(),
+        1,
+        "without asking the provider"
+    );
+}
+// ANCHOR_END: retention_from_finish
+
+const OTHER_AMOUNT: &str = r#"{"orderId":1,"amount":999}"#;
+
+/// What the provider still knows of a key when its client uses it again, once
+/// our row of it was reaped.
+#[derive(Debug, Clone, Copy)]
+enum ReusedWith {
+    /// The same body, while the provider still remembers its key.
+    SameBody,
+    /// Another amount, while the provider still remembers the first one's key.
+    AnotherAmount,
+    /// The same body, once the provider forgot its key too.
+    SameBodyProviderForgot,
+}
+
+// ANCHOR: reused_key
+#[rstest]
+#[case::the_same_body(ReusedWith::SameBody)]
+#[case::another_amount(ReusedWith::AnotherAmount)]
+#[case::the_same_body_once_the_provider_forgot(ReusedWith::SameBodyProviderForgot)]
+#[tokio::test]
+async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse: ReusedWith) {
+    let s = setup(PoolSize::of(5)).await;
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(first.reply.status, 201, "{first:?}");
+    s.age_keys().await;
+    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    if let ReusedWith::SameBodyProviderForgot = reuse {
+        s.provider.forget_keys();
+    }
+    let body = match reuse {
+        ReusedWith::AnotherAmount => OTHER_AMOUNT,
+        _ => BODY,
+    };
+
+    let reused = within(
+        BOUND,
+        "create_payment with the reused key",
+        stage11::create_payment(&s.app, A, "order-1", body),
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "the key used again after the reaper deleted it failed: {e}. The provider was sent \
+             the key it already knows (keys {:?}): it replayed the first payment's charge, which \
+             already has its payment row, or refused the other amount",
+            s.provider_keys()
+        )
+    });
+    let again = pay(&s.app, A, "order-1", body).await;
+    let (charges, payments, answer) = match reuse {
+        // The provider says it is the first payment: it is, played again.
+        ReusedWith::SameBody => (1, 1, (&first.reply, true)),
+        // Another payment, charged under another provider key.
+        ReusedWith::AnotherAmount | ReusedWith::SameBodyProviderForgot => {
+            (2, 2, (&reused.reply, false))
+        }
+    };
+    assert_eq!(
+        (reused.reply.status, s.charges(), s.db.payment_count().await),
+        (201, charges, payments),
+        "{reuse:?}: the key used again got {reused:?}; the provider received the keys {:?}. \
+         Derive the provider key from the body's hash too (another body is another payment), \
+         and let `finish` answer a charge that already has its payment row with that payment",
+        s.provider_keys()
+    );
+    assert_eq!(
+        (&reused.reply, reused.replayed),
+        answer,
+        "{reuse:?}: the answer"
+    );
+    assert_eq!(
+        (&again.reply, again.replayed),
+        (&reused.reply, true),
+        "its retry replays it"
+    );
+}
+// ANCHOR_END: reused_key
+
+// ANCHOR: another_body_after_a_crash
+#[rstest]
+#[case::after_the_provider_charged(DiesAfter::ProviderCharged)]
+#[case::after_the_charge_was_recorded(DiesAfter::ChargeRecorded)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dead_requests_key_is_not_taken_over_with_another_body(#[case] crash: DiesAfter) {
+    let s = setup(PoolSize::of(5)).await;
+    crashed_request(&s, crash).await;
+    s.expire_leases().await;
+
+    let other = pay(&s.app, A, "order-1", OTHER_AMOUNT).await;
+    assert_eq!(
+        (other.reply, s.charges()),
+        (Reply::key_reused(), 1),
+        "the dead request charged 100 with this key; a retry with amount 999 took its key over. \
+         A takeover is for a retry of the same request: `AND k.body_hash = EXCLUDED.body_hash`"
+    );
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (retry.reply.status, &retry.reply.body["amount"]),
+        (201, &serde_json::json!(100)),
+        "the retry with the first body finishes the payment: {retry:?}"
+    );
+    assert_eq!(
+        (s.charges(), s.db.payment_count().await),
+        (1, 1),
+        "one charge, one payment"
+    );
+}
+// ANCHOR_END: another_body_after_a_crash
+
+// ANCHOR: forgotten_key
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_again() {
+    let s = setup(PoolSize::of(5)).await;
+    // The provider charged; the request died before its answer arrived, and no
+    // retry came for two days: the provider has pruned its key since.
+    crashed_request(&s, DiesAfter::ProviderCharged).await;
+    s.expire_leases().await;
+    s.age_keys().await;
+    s.provider.forget_keys();
+
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    let again = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (s.charges(), s.provider.requests().len()),
+        (1, 1),
+        "the retry asked the provider again about a key it may have forgotten (it answered \
+         {:?}): the card was charged twice. Take a `started` key over only while the provider \
+         still remembers its key: `k.created_at > now() - $5::interval` \
+         (`app.config.resume_window_interval()`)",
+        retry.reply
+    );
+    assert_eq!(
+        (&retry.reply, retry.replayed),
+        (&stage11::payment_pending(), false),
+        "the key is set aside for reconciliation, and the client is told so (202)"
+    );
+    assert_eq!(
+        (&again.reply, again.replayed),
+        (&retry.reply, true),
+        "every later retry replays it"
+    );
+    let reaped = s.reap().await;
+    let listed: Vec<_> = reaped
+        .stranded
+        .iter()
+        .map(|k| (k.key.as_str(), k.recovery_point.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [("order-1", "unknown")],
+        "and the reaper lists it for reconciliation"
+    );
+}
+// ANCHOR_END: forgotten_key
+
+// ANCHOR: outlived_key
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_that_outlived_its_key_writes_nothing_into_the_keys_next_use() {
+    let s = setup(PoolSize::of(5)).await;
+    // Request A's call is stuck on its way to the provider; its lease runs out,
+    // and the client's retry takes the key over and pays.
+    s.provider.inject([ProviderFault::HoldBeforeCharging]);
+    let stalled = spawn_pay(&s.app, BODY);
+    s.provider.wait_until_held(1).await;
+    s.expire_leases().await;
+    let paid = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(paid.reply.status, 201, "{paid:?}");
+    // Days later the key is reaped, and the client uses it again for another
+    // payment, whose charge is made, its answer on the way.
+    s.age_keys().await;
+    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    s.provider.inject([ProviderFault::AnswerLate]);
+    let next = spawn_pay(&s.app, OTHER_AMOUNT);
+    s.provider.wait_until_held_by(2, &next).await;
+
+    // A wakes up at last: the provider replays the first payment's charge to it.
+    s.provider.release_first_held();
+    let stalled = within(BOUND, "the stalled request", stalled)
+        .await
+        .expect("the request task ends");
+    s.provider.release_held();
+    let next = within(BOUND, "the key's next use", next)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| panic!("the key's next use failed: {e}"));
+    assert_eq!(
+        (next.reply.status, &next.reply.body["amount"]),
+        (201, &serde_json::json!(999)),
+        "the key's next use must be paid with its own charge; the request that outlived the \
+         key's first use (it answered {stalled:?}) wrote into it. A lease number must never \
+         be given twice, not even to a key reaped and used again: \
+         `lease = nextval('idempotency_key_leases')`"
+    );
+    assert_eq!(
+        s.payment_charge_ids().await,
+        ["ch_1", "ch_2"],
+        "one payment per charge"
+    );
+}
+// ANCHOR_END: outlived_key
+
+fn spawn_pay(
+    app: &App,
+    body: &'static str,
+) -> tokio::task::JoinHandle<Result<Answer, PaymentError>> {
+    let app = app.clone();
+    tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", body).await })
+}
+
+// ANCHOR: reaped_under_a_read
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_reaped_between_its_reservation_and_its_read_is_reserved_anew() {
+    let s = setup(PoolSize::of(5)).await;
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    s.age_keys().await;
+    // The retry runs on a pool of one connection that stops it the second time
+    // it asks for a connection: after its reservation found the finished key,
+    // before it reads the key's answer.
+    let (paused, go) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let hook = (paused.clone(), go.clone(), Arc::new(AtomicBool::new(false)));
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .before_acquire(move |_, _| {
+            let (paused, go, done) = hook.clone();
+            Box::pin(async move {
+                if !done.swap(true, Ordering::SeqCst) {
+                    let resumed = go.notified();
+                    paused.notify_one();
+                    let _ = tokio::time::timeout(BOUND, resumed).await;
+                }
+                Ok(true)
+            })
+        })
+        .connect_lazy_with(s.db.options().clone());
+    let app = app_on(&s.provider, pool);
+    let retry =
+        tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await });
+    within(BOUND, "the retry to read the key", paused.notified()).await;
+    // The reaper deletes the key now.
+    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    go.notify_one();
+
+    let retry = within(BOUND, "the retry", retry)
+        .await
+        .expect("the request task ends")
+        .unwrap_or_else(|e| {
+            panic!(
+                "the key was reaped between the retry's reservation and its read of the \
+                 key's answer, and the retry failed: {e}. A key the reaper deleted is no key: \
+                 reserve it anew"
+            )
+        });
+    assert_eq!(
+        (&retry.reply, s.charges(), s.db.payment_count().await),
+        (&first.reply, 1, 1),
+        "reserved anew, the key sends the provider the same derived key, which replays the \
+         first charge: the first payment's answer"
+    );
+}
+// ANCHOR_END: reaped_under_a_read
+
+/// What one provider answer means, as the route must read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Meaning {
+    /// The card was charged: a payment, 201.
+    Charged,
+    /// Turned away before the provider's idempotency layer, or a request of
+    /// ours it refused without keeping the refusal: nothing was charged, and
+    /// the retry with the same key charges.
+    NotChargedRetry,
+    /// The provider's final answer leaves the charge unknown: the key is set
+    /// aside for reconciliation (202), and never sent to the provider again.
+    Unknown,
+    /// The provider's final refusal for the key: nothing was charged (402).
+    Refused,
+}
+
+// ANCHOR: provider_answers
+#[rstest]
+#[case::created_201(ProviderFault::ChargeAnswering(201), Meaning::Charged)]
+#[case::accepted_202(ProviderFault::ChargeAnswering(202), Meaning::Charged)]
+#[case::ok_without_a_charge_id(ProviderFault::ChargeWithoutId, Meaning::Unknown)]
+#[case::too_many_requests_429(ProviderFault::TurnAway(429), Meaning::NotChargedRetry)]
+#[case::request_timeout_408(ProviderFault::TurnAway(408), Meaning::NotChargedRetry)]
+#[case::bad_request_400(ProviderFault::TurnAway(400), Meaning::NotChargedRetry)]
+#[case::unauthorized_401(ProviderFault::TurnAway(401), Meaning::NotChargedRetry)]
+#[case::forbidden_403(ProviderFault::TurnAway(403), Meaning::NotChargedRetry)]
+#[case::not_found_404(ProviderFault::TurnAway(404), Meaning::NotChargedRetry)]
+#[case::a_redirect_307(ProviderFault::TurnAway(307), Meaning::NotChargedRetry)]
+#[case::a_kept_refusal_400(ProviderFault::RefuseWhileCharging(400), Meaning::Refused)]
+#[case::charged_then_a_kept_500(ProviderFault::ChargeThenFail, Meaning::Unknown)]
+#[tokio::test]
+async fn each_provider_answer_is_read_for_what_it_says_about_the_card(
+    #[case] fault: ProviderFault,
+    #[case] meaning: Meaning,
+) {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider.inject([fault]);
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    let again = pay(&s.app, A, "order-1", BODY).await;
+
+    let statuses = [first.reply.status, retry.reply.status, again.reply.status];
+    let charged = usize::from(matches!(
+        fault,
+        ProviderFault::ChargeAnswering(_)
+            | ProviderFault::ChargeWithoutId
+            | ProviderFault::ChargeThenFail
+    ));
+    // What the client must be told, and how many calls the provider gets.
+    let (expected, calls, charges, payments) = match meaning {
+        Meaning::Charged => ([201, 201, 201], 1, 1, 1),
+        Meaning::NotChargedRetry => ([502, 201, 201], 2, 1, 1),
+        Meaning::Unknown if fault == ProviderFault::ChargeThenFail => ([502, 202, 202], 2, 1, 0),
+        Meaning::Unknown => ([202, 202, 202], 1, charged, 0),
+        Meaning::Refused => ([502, 402, 402], 2, 0, 0),
+    };
+    assert_eq!(
+        (
+            statuses,
+            s.provider.requests().len(),
+            s.charges(),
+            s.db.payment_count().await
+        ),
+        (expected, calls, charges, payments),
+        "{fault:?} means {meaning:?}: the client must get {expected:?} (statuses), the provider \
+         {calls} call(s), the card {charges} charge(s). The answers were {:?}",
+        [&first.reply, &retry.reply, &again.reply]
+    );
+    if meaning == Meaning::NotChargedRetry {
+        assert_eq!(
+            first.reply,
+            stage11::provider_not_charged(),
+            "nothing was charged: say so, and ask for a retry with the same key"
+        );
+    }
+    if meaning == Meaning::Unknown {
+        assert_eq!(
+            (&again.reply, again.replayed, s.points().await),
+            (
+                &stage11::payment_pending(),
+                true,
+                vec![("order-1".to_owned(), "unknown".to_owned())]
+            ),
+            "the charge is unknown for good: the key is set aside (`unknown`) and its pending \
+             answer replayed, never a 402 that tells the client nothing was charged"
+        );
+    }
+}
+// ANCHOR_END: provider_answers
+
+#[tokio::test]
+async fn the_provider_client_returns_the_charge_id_or_why_there_is_none() {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider
+        .inject([ProviderFault::Pass, ProviderFault::Decline]);
+    let charged = s.app.provider.charge("key-1", 100).await;
+    let declined = s.app.provider.charge("key-2", 100).await;
+    assert_eq!(
+        charged.ok().as_deref(),
+        Some("ch_1"),
+        "the charge's id, from the provider's answer"
+    );
+    assert!(
+        matches!(
+            declined,
+            Err(stage11::ProviderError::Declined { status: 402, .. })
+        ),
+        "a declined card is the provider's final refusal: {declined:?}"
+    );
+}
+
+// ANCHOR: replayed_false
+#[tokio::test]
+async fn an_answer_marked_idempotent_replayed_false_is_not_a_replay() {
+    let s = setup(PoolSize::of(5)).await;
+    s.provider.say_not_replayed();
+    s.provider.inject([ProviderFault::FailBeforeCharging]);
+    let first = pay(&s.app, A, "order-1", BODY).await;
+    let retry = pay(&s.app, A, "order-1", BODY).await;
+    assert_eq!(
+        (first.reply.status, retry.reply.status, s.charges()),
+        (502, 201, 1),
+        "the provider's 503 said `Idempotent-Replayed: false`: it is no saved answer, and the \
+         retry must charge (got {first:?}, then {retry:?})"
+    );
+}
+// ANCHOR_END: replayed_false

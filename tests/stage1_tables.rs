@@ -3,6 +3,8 @@
 //! They check what matters, not spelling: `INT` and `INTEGER` are the same type,
 //! and the order of the columns is free.
 
+use std::time::{Duration, Instant};
+
 use harness::{Schema, TestDb};
 use rstest::rstest;
 use sqlx::{Connection, PgConnection, Row};
@@ -232,6 +234,99 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
     );
 }
 // ANCHOR_END: same_key_twice
+
+/// Sessions of this database waiting for another transaction to end (a key row it
+/// inserted and has not committed yet).
+const WAITING_ON_A_TRANSACTION: &str = "SELECT count(*) FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'
+       AND wait_event = 'transactionid'";
+
+/// What an `INSERT` of a key came to: `succeeds`, `fails` (a unique violation), or
+/// still `waits`.
+fn insert_result(result: &Result<u64, sqlx::Error>) -> &'static str {
+    match result {
+        Ok(_) => "succeeds",
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("23505") => "fails",
+        Err(e) => {
+            panic!("an INSERT of a key failed with something other than a unique violation: {e}")
+        }
+    }
+}
+
+// ANCHOR: uncommitted_key
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_insert_of_a_key_another_transaction_holds_waits_and_gets_the_key_if_it_rolls_back() {
+    let db = TestDb::create(schema()).await;
+    let mut first = db.connect().await;
+    column(&mut first, "idempotency_keys", "key").await;
+    let insert = "INSERT INTO idempotency_keys (key, body_hash) VALUES ('key-1', 'hash')";
+    let mut open = first.begin().await.expect("a transaction begins");
+    sqlx::query(insert)
+        .execute(&mut *open)
+        .await
+        .unwrap_or_else(|e| panic!("the first INSERT of a key must work, and yours failed: {e}"));
+
+    // A second session inserts the same key while the first transaction is open.
+    let mut second = db.connect().await;
+    let second_insert = tokio::spawn(async move {
+        let result = sqlx::query(insert)
+            .execute(&mut second)
+            .await
+            .map(|done| done.rows_affected());
+        let _ = second.close().await;
+        result
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let while_open = loop {
+        if second_insert.is_finished() {
+            break None;
+        }
+        if db.count(WAITING_ON_A_TRANSACTION).await >= 1 {
+            break Some("waits");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the second INSERT neither ended nor waited on the first transaction within 10 s"
+        );
+        // Polling a condition, bounded by the deadline above: not timing a race.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+
+    // Then the first transaction rolls back: its key row never existed.
+    open.rollback()
+        .await
+        .expect("the first transaction rolls back");
+    let second_result = harness::within(
+        Duration::from_secs(10),
+        "the second INSERT, once the first transaction rolled back",
+        second_insert,
+    )
+    .await
+    .expect("the second INSERT's task ends");
+    let after_rollback = insert_result(&second_result);
+    let while_open = while_open.unwrap_or(after_rollback);
+    harness::observe(
+        "stage1.uncommitted_key",
+        &serde_json::json!({ "while_open": while_open, "after_rollback": after_rollback }),
+    );
+    assert_eq!(
+        while_open, "waits",
+        "a second INSERT of a key another transaction has inserted and not committed must \
+         wait for that transaction to end: the primary key's unique index cannot tell yet \
+         whether the key is taken. Yours {while_open} at once: is `key` the PRIMARY KEY?"
+    );
+    assert_eq!(
+        after_rollback, "succeeds",
+        "the first transaction rolled back, so the key was never taken: the waiting INSERT \
+         goes ahead. Yours {after_rollback}"
+    );
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM idempotency_keys")
+        .fetch_one(&mut first)
+        .await
+        .expect("the keys can be counted");
+    assert_eq!(rows, 1, "one row for the key: the second session's");
+}
+// ANCHOR_END: uncommitted_key
 
 #[tokio::test]
 async fn a_key_can_be_reserved_before_its_response_is_known() {

@@ -50,6 +50,29 @@ async fn twenty_requests_held_between_check_and_write_create_twenty_payments() {
         "the key's primary key rejects the other 19 key INSERTs, after their payments \
          were already made: {outcome}"
     );
+
+    // One of the 19 callers told of an error retries with the same key.
+    let winner = results
+        .iter()
+        .find_map(|r| r.as_ref().ok())
+        .expect("one caller got its 201")
+        .clone();
+    let retry = create_payment(&pool, "key-1", &body(100), &RaceWindow::open()).await;
+    let retry_got = match &retry {
+        Ok(reply) if *reply == winner => "the winner's 201",
+        Ok(reply) if reply.status == 201 => "a 201 of its own",
+        Ok(_) | Err(_) => "an error",
+    };
+    harness::observe(
+        "stage2.loser_retry",
+        &serde_json::json!({ "retry": retry_got, "payments": db.payment_count().await }),
+    );
+    assert_eq!(
+        retry.as_ref().ok(),
+        Some(&winner),
+        "a retry finds the key the winner stored and replays its 201, with the winner's \
+         payment id: the caller whose own payment was made is never told about it"
+    );
 }
 // ANCHOR_END: held_burst
 

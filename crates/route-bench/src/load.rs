@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use payment_model::PaymentRequest;
 
-use crate::BenchError;
+use crate::error::BenchError;
 
 /// Which key each request carries.
 #[derive(Debug, Clone, Copy)]

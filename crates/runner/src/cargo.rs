@@ -4,6 +4,7 @@
 //! builds the targets and names their executables; `supervise.rs` then starts
 //! each test executable itself, the way `cargo test` would, with a bound.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::l10n::Localiser;
-use crate::supervise::{Line, read_lines};
+use crate::lines::{Line, read_lines};
 use crate::t;
 
 /// The packages that turn on postgres-provisioning's container client (the
@@ -192,6 +193,49 @@ impl Cargo {
             }
         }
         command
+    }
+
+    /// The directory of a workspace package, from `cargo metadata`.
+    pub fn package_dir(&self, package: &str) -> Result<PathBuf, Error> {
+        self.package_dirs()?
+            .remove(package)
+            .ok_or_else(|| Error::Command {
+                command: "cargo metadata --no-deps".into(),
+                detail: format!("no package {package} in the workspace"),
+            })
+    }
+
+    /// The directory of every workspace package, by name, from `cargo metadata`.
+    pub fn package_dirs(&self) -> Result<BTreeMap<String, PathBuf>, Error> {
+        let mut command = self.command(&["metadata", "--no-deps", "--format-version", "1"]);
+        command
+            .arg("--manifest-path")
+            .arg(self.root.join("Cargo.toml"));
+        let out = command.output().map_err(|source| Error::Spawn {
+            program: "cargo metadata".into(),
+            source,
+        })?;
+        let failed = |detail: String| Error::Command {
+            command: "cargo metadata --no-deps".into(),
+            detail,
+        };
+        if !out.status.success() {
+            return Err(failed(
+                String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            ));
+        }
+        let metadata: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
+        Ok(metadata["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let name = p["name"].as_str()?;
+                let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
+                Some((name.to_owned(), dir.to_owned()))
+            })
+            .collect())
     }
 
     /// Builds `targets` (without running them); `status` hears what cargo is doing.

@@ -1,16 +1,13 @@
 //! Stage 10: idempotency in one round trip.
 //!
-//! `create_payment` below is stage 5's answer: correct, and eight round trips for
-//! a new key (BEGIN, read lock_timeout, set it, INSERT the key, set it back,
-//! INSERT the payment, UPDATE the key, COMMIT), seven for a retry (BEGIN, read,
-//! set, an INSERT that does nothing, set back, ROLLBACK, SELECT the answer). Keep
-//! its promise and send ONE statement, in autocommit, for a new key and for a key
-//! answered before:
+//! `create_payment` below is stage 5's answer: correct, and chatty (`cargo workbook
+//! stage 10` first asks how chatty, and counts it on the wire). Keep its promise and
+//! send ONE statement, in autocommit, for a new key and for a key answered before:
 //! 1. read the key row first: when it was committed before the statement began,
 //!    the statement's snapshot shows it; then that row is the answer, and nothing
 //!    else may run (no `nextval`, no write, no wait);
-//! 2. otherwise build the answer from `nextval(pg_get_serial_sequence('payments', 'id'))`:
-//!    sibling CTEs cannot see each other's rows;
+//! 2. otherwise build the answer from `nextval(pg_get_serial_sequence('payments', 'id'))`,
+//!    before the payment row exists;
 //! 3. INSERT the complete key row ON CONFLICT (key) DO NOTHING, RETURNING it;
 //! 4. INSERT the payment with that id, only for a key row the statement inserted;
 //! 5. return the key row, stored or inserted (stage 4's `reply_from_key_row` turns

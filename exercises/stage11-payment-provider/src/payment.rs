@@ -1,7 +1,7 @@
 //! The two pieces of `create_payment` that make a retry safe. Write `derived_key`
-//! and `reserve`; the phases around them (`create_payment`, `record_charge`,
-//! `release`, `refuse`, `finish`) are given in the model answer's `phases.rs`,
-//! compiled into this crate.
+//! and `reserve`; the phases around them (`create_payment`, and `claim`,
+//! `record_charge`, `release`, `refuse`, `set_aside`, `finish`) are given in the
+//! model answer's `phases.rs` and `steps.rs`, compiled into this crate.
 
 // The imports are what you will need; this allow goes once you use them.
 #![allow(unused_imports, unused_variables)]
@@ -18,9 +18,10 @@ use crate::{Lease, RecoveryPoint, Reserved};
 ///
 /// TO DO: this sends the client's own key, as it is. At the provider all our
 /// clients are one account: client B's `order-1` would replay client A's charge.
-/// Derive a key from the client, its key and the step, so that a retry of this
-/// request sends the same one, and no two (client, key, step) share one.
-pub fn derived_key(client: ClientId, key: &str, step: &str) -> String {
+/// Derive a key from the client, its key, the body's hash and the step, so that
+/// a retry of this request sends the same one, and no two (client, key, body,
+/// step) share one.
+pub fn derived_key(client: ClientId, key: &str, body_hash: &str, step: &str) -> String {
     key.to_owned()
 }
 // ANCHOR_END: derived_key
@@ -28,12 +29,14 @@ pub fn derived_key(client: ClientId, key: &str, step: &str) -> String {
 // ANCHOR: reserve
 /// Phase 1, one statement in autocommit: reserves `(client, key)` with a lease,
 /// and returns the lease and the recovery point to resume from; `None` when the
-/// key is not ours to work on (finished, leased to a request in flight, or
-/// another body).
+/// key is not ours to work on (finished or set aside, leased to a request in
+/// flight, another body, or `started` too long ago to ask the provider again).
 ///
 /// TO DO: this is stage 8's reservation: a key that exists is never ours. A key
-/// whose request died (unfinished, `locked_until <= now()`, the same body) must
-/// be taken over: renew its lease, bump its `lease` number (the fencing token
+/// whose request died (`locked_until <= now()`, the same body) must be taken
+/// over from a point a retry can resume from (`charged`; or `started`, first
+/// used within `app.config.resume_window_interval()`): renew its lease, give it
+/// a new `lease` number (`nextval('idempotency_key_leases')`: the fencing token
 /// every later write names), and return its recovery point (`charged` with its
 /// `charge_id`, or `started`). `app.config.lease_interval()` is the lease.
 pub async fn reserve(

@@ -1,7 +1,7 @@
 //! Stage 4: the same key with another body.
 //!
-//! `create_payment` below is stage 3's model answer. It replays the first answer
-//! to any request with a used key, whatever its body says. Make it:
+//! `create_payment` below is stage 3's model answer (`cargo workbook stage 4` first
+//! asks what it does with a used key and another body). Make it:
 //! 1. hash a normalised body: write `request_hash` (sha2; key order and spacing
 //!    must not matter), and store that hash instead of `raw_body_hash(body)`;
 //! 2. compare: a used key whose stored `body_hash` differs is answered with

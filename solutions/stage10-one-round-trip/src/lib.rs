@@ -51,7 +51,8 @@ answer AS MATERIALIZED (
                'status', 'approved') AS body,
            set_config('lock_timeout', $5, true) AS bounded
     FROM previous
-    -- Checked once, before any row: a key answered before takes no id.
+    -- Planned as a one-time filter, checked before any row is made: a key
+    -- answered before takes no id. A plan, not a documented order: a test pins it.
     WHERE NOT EXISTS (SELECT FROM stored)
 ),
 reserved AS (

@@ -13,19 +13,26 @@
 //! expired it takes the key over, with a new lease number, and resumes from its
 //! recovery point. Sent again with the same derived key, the provider replays its
 //! first answer instead of charging twice. Every write after the reservation
-//! names its lease, so a request that was taken over writes nothing.
+//! names its lease, so a request that was taken over writes nothing. A provider
+//! answer that leaves the charge unknown for good sets the key aside
+//! (`unknown`) for reconciliation.
 
 mod payment;
 mod phases;
 mod reaper;
+mod steps;
 
 pub use payment::{derived_key, reserve};
-pub use phases::{
-    Lease, RecoveryPoint, Reserved, create_payment, finish, record_charge, refuse, release,
+pub use phases::{Lease, RecoveryPoint, Reserved, create_payment};
+pub use provider_client::{
+    App, Config, Provider, ProviderAnswer, ProviderError, charge_id, payment_pending,
+    payment_refused, provider_failed, provider_not_charged,
 };
-pub use provider_client::{App, Config, Provider, ProviderError, payment_refused, provider_failed};
 pub use reaper::{Reaped, Stranded, reap};
 pub use stage8::{Answer, ClientId};
+pub use steps::{
+    Claim, answer_from_the_key, claim, finish, record_charge, refuse, release, set_aside,
+};
 
 /// The migration of this stage's tables: stage 8's, then the recovery points;
 /// and the path of the file this stage adds (named in errors).

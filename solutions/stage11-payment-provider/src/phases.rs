@@ -1,14 +1,22 @@
-//! `create_payment`'s three phases, each of which commits, around the two pieces
-//! the learner writes (`payment.rs`: the reservation and the provider's key).
-//! Given to the learner as it is (the exercise compiles this file with `#[path]`).
+//! `create_payment`'s phases, each of which commits, around the two pieces the
+//! learner writes (`payment.rs`: the reservation and the provider's key). Given
+//! to the learner as it is (the exercise compiles this file with `#[path]`).
+//!
+//! Every step is called through the crate's root (`use crate::...`), as
+//! `derived_key` and `reserve` are: each known-wrong variant of this stage
+//! (`solutions/known-wrong/`) replaces one step and keeps the rest.
 
 use payment_model::{PaymentError, PaymentRequest, Reply};
-use provider_client::{App, ProviderError, payment_refused, provider_failed};
-use sqlx::{Acquire, PgPool};
+use provider_client::{
+    App, ProviderError, payment_pending, payment_refused, provider_failed, provider_not_charged,
+};
 use stage4::request_hash;
-use stage8::{Answer, ClientId, stored_answer};
+use stage8::{Answer, ClientId};
 
-use crate::{derived_key, reserve};
+use crate::{
+    Claim, answer_from_the_key, charge_id, claim, derived_key, finish, record_charge, refuse,
+    release, set_aside,
+};
 
 /// How far the request that holds a key got: the phase a retry resumes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,8 +28,8 @@ pub enum RecoveryPoint {
 }
 
 /// The fencing token of one reservation: the key's `lease` number when this
-/// request reserved it or took it over. A takeover bumps it, so a request that
-/// was taken over holds a number the key no longer has.
+/// request reserved it or took it over. Every reservation gets a new number, so
+/// a request that was taken over holds a number the key no longer has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lease(pub i64);
 
@@ -43,39 +51,28 @@ pub async fn create_payment(
 ) -> Result<Answer, PaymentError> {
     let request = PaymentRequest::parse(body)?;
     let hash = request_hash(body)?;
-    // Phase 1: reserve the key (new, or taken over from a request that died).
-    let Some(Reserved { lease, point }) = reserve(app, client, key, &hash).await? else {
-        return answer_from_the_key(&app.pool, client, key, &hash).await;
+    // Phase 1: reserve the key (new, or taken over from a request that died), or
+    // answer from it when it is not ours.
+    let (lease, point) = match claim(app, client, key, &hash).await? {
+        Claim::Ours(Reserved { lease, point }) => (lease, point),
+        Claim::Answered(answer) => return Ok(answer),
     };
     // Phase 2: the charge, unless a request before us recorded it already.
     let charge_id = match point {
         RecoveryPoint::Charged { charge_id } => charge_id,
         RecoveryPoint::Started => {
-            let provider_key = derived_key(client, key, "charge");
-            match app.provider.charge(&provider_key, request.amount).await {
+            let provider_key = derived_key(client, key, &hash, "charge");
+            let answer = app.provider.answer(&provider_key, request.amount).await;
+            // What the provider's answer says about the card.
+            match answer.map_err(ProviderError::from).and_then(charge_id) {
                 Ok(charge_id) => {
                     if !record_charge(&app.pool, client, key, lease, &charge_id).await? {
                         // Taken over while we waited: the key is its request's now.
-                        return answer_from_the_key(&app.pool, client, key, &hash).await;
+                        return answer_from_the_key(app, client, key, &hash).await;
                     }
                     charge_id
                 }
-                Err(ProviderError::Refused { status, .. }) => {
-                    // The provider keeps this refusal for the key: it is our answer too.
-                    let refused = payment_refused(status);
-                    return refuse(&app.pool, client, key, &hash, lease, refused).await;
-                }
-                Err(e) => {
-                    eprintln!("POST /payments: the provider did not confirm the charge: {e}");
-                    // Whether or not the card was charged, the client's retry may
-                    // resume at once: the same provider key cannot charge twice.
-                    release(&app.pool, client, key, lease).await?;
-                    let reply = match e {
-                        ProviderError::InFlight(_) => Reply::in_flight(),
-                        _ => provider_failed(),
-                    };
-                    return Ok(Answer::first(reply));
-                }
+                Err(e) => return not_charged(app, client, key, &hash, lease, e).await,
             }
         }
     };
@@ -84,153 +81,49 @@ pub async fn create_payment(
 }
 // ANCHOR_END: create_payment
 
-/// The answer of a key this request does not hold: a replay when it is finished,
-/// 422 for another body, 409 while another request holds it.
-async fn answer_from_the_key(
-    pool: &PgPool,
-    client: ClientId,
-    key: &str,
-    hash: &str,
-) -> Result<Answer, PaymentError> {
-    let mut conn = pool.acquire().await?;
-    stored_answer(&mut conn, client, key, hash).await
-}
-
-// ANCHOR: record_charge
-/// Phase 2's record, one statement: the provider confirmed `charge_id`. A retry
-/// from here on never calls the provider again. False when `lease` is no longer
-/// the key's: another request took it over, and this one must write nothing.
-pub async fn record_charge(
-    pool: &PgPool,
-    client: ClientId,
-    key: &str,
-    lease: Lease,
-    charge_id: &str,
-) -> Result<bool, PaymentError> {
-    let recorded = sqlx::query(
-        "UPDATE idempotency_keys SET recovery_point = 'charged', charge_id = $4
-         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'started'",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(lease.0)
-    .bind(charge_id)
-    .execute(pool)
-    .await?;
-    Ok(recorded.rows_affected() == 1)
-}
-// ANCHOR_END: record_charge
-
-// ANCHOR: release
-/// Ends this request's lease on an unfinished key, so that the client's retry
-/// takes the key over at once instead of waiting for the lease to expire. Only
-/// while the lease is still ours: a request that was taken over must not end
-/// the lease of the request that took the key.
-pub async fn release(
-    pool: &PgPool,
-    client: ClientId,
-    key: &str,
-    lease: Lease,
-) -> Result<(), PaymentError> {
-    sqlx::query(
-        "UPDATE idempotency_keys SET locked_until = now()
-         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point <> 'finished'",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(lease.0)
-    .execute(pool)
-    .await?;
-    Ok(())
-}
-// ANCHOR_END: release
-
-// ANCHOR: refuse
-/// Phase 2's other end, one statement: the provider refused the charge for good
-/// (it replays the refusal to any retry with the provider key), so `reply` is
-/// the key's final answer, stored and replayed like a payment's. Nothing was
-/// charged, and no payment row is written.
-pub async fn refuse(
-    pool: &PgPool,
+// ANCHOR: not_charged
+/// Phase 2 when the provider confirmed no charge: what its answer means for the
+/// key. Each write names our lease; when the key is no longer ours, the request
+/// that took it over answers for it.
+async fn not_charged(
+    app: &App,
     client: ClientId,
     key: &str,
     hash: &str,
     lease: Lease,
-    reply: Reply,
+    e: ProviderError,
 ) -> Result<Answer, PaymentError> {
-    let stored = sqlx::query(
-        "UPDATE idempotency_keys SET recovery_point = 'finished', status = $4, response = $5
-         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'started'",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(lease.0)
-    .bind(reply.status_code())
-    .bind(&reply.body)
-    .execute(pool)
-    .await?;
-    if stored.rows_affected() == 0 {
-        return answer_from_the_key(pool, client, key, hash).await;
+    eprintln!("POST /payments: the provider did not confirm the charge: {e}");
+    let (ours, reply) = match e {
+        // Final at the provider, and nothing was charged: the key's final answer.
+        ProviderError::Declined { status, .. } => {
+            let reply = payment_refused(status);
+            (refuse(&app.pool, client, key, lease, &reply).await?, reply)
+        }
+        // Final at the provider, and whether (or what) it charged is unknown:
+        // set aside for reconciliation; a retry must not ask again.
+        ProviderError::Indeterminate { .. } | ProviderError::NoChargeId { .. } => {
+            let reply = payment_pending();
+            (
+                set_aside(&app.pool, client, key, lease, &reply).await?,
+                reply,
+            )
+        }
+        // Not final: end our lease, so that the client's retry resumes at once,
+        // with the same provider key (which cannot charge twice).
+        e => {
+            let reply = match e {
+                ProviderError::InFlight(_) => Reply::in_flight(),
+                ProviderError::TurnedAway { .. } => provider_not_charged(),
+                _ => provider_failed(),
+            };
+            (release(&app.pool, client, key, lease).await?, reply)
+        }
+    };
+    if !ours {
+        // Taken over while we waited: the key is its request's now.
+        return answer_from_the_key(app, client, key, hash).await;
     }
     Ok(Answer::first(reply))
 }
-// ANCHOR_END: refuse
-
-// ANCHOR: finish
-/// Phase 3, one transaction: the payment row for the charge, and the answer.
-///
-/// The first statement moves the key from `charged` to `finished`, and only
-/// under this request's lease; a second request finishing the same key waits on
-/// that row, then finds it finished (or leased to another) and answers from the
-/// stored row instead of writing a second payment. A stored answer never
-/// changes.
-pub async fn finish(
-    pool: &PgPool,
-    client: ClientId,
-    key: &str,
-    hash: &str,
-    lease: Lease,
-    request: &PaymentRequest,
-    charge_id: &str,
-) -> Result<Answer, PaymentError> {
-    let mut conn = pool.acquire().await?;
-    let mut tx = conn.begin().await?;
-    let ours = sqlx::query(
-        "UPDATE idempotency_keys SET recovery_point = 'finished'
-         WHERE client_id = $1 AND key = $2 AND lease = $3 AND recovery_point = 'charged'",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(lease.0)
-    .execute(&mut *tx)
-    .await?;
-    if ours.rows_affected() == 0 {
-        tx.rollback().await?;
-        return stored_answer(&mut conn, client, key, hash).await;
-    }
-    let payment_id: i64 = sqlx::query_scalar(
-        "INSERT INTO payments (client_id, order_id, amount, charge_id)
-         VALUES ($1, $2, $3, $4) RETURNING id",
-    )
-    .bind(client.0)
-    .bind(request.order_id)
-    .bind(request.amount)
-    .bind(charge_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    let reply = Reply::created(payment_id, request);
-    sqlx::query(
-        "UPDATE idempotency_keys SET status = $4, response = $5
-         WHERE client_id = $1 AND key = $2 AND lease = $3",
-    )
-    .bind(client.0)
-    .bind(key)
-    .bind(lease.0)
-    .bind(reply.status_code())
-    .bind(&reply.body)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(Answer::first(reply))
-}
-// ANCHOR_END: finish
+// ANCHOR_END: not_charged

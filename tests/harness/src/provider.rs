@@ -7,10 +7,12 @@
 //! of the first request with a key are saved once the endpoint began executing,
 //! errors included, and every later request with that key gets them again
 //! (`Idempotent-Replayed: true`) without a new charge; the same key with another
-//! amount is refused (422); a request whose key is still executing is refused
-//! (409) and nothing is saved for it. A failure before the endpoint began
-//! (`FailBeforeCharging`) saves nothing either. Its list of charges is the test's
-//! source of truth: how many times was the card charged?
+//! amount is refused with Stripe's `400` (`idempotency_error`; the IETF draft's
+//! code for it is 422); a request whose key is still executing is refused (409)
+//! and nothing is saved for it. A failure before the endpoint began
+//! (`FailBeforeCharging`, `TurnAway`) saves nothing either, and keys can be
+//! forgotten, as a provider prunes them ([`FakeProvider::forget_keys`]). Its list
+//! of charges is the test's source of truth: how many times was the card charged?
 //!
 //! On cue it fails the way a provider does. A fault applies to one request, in
 //! the order they arrive; held requests wait for the test, never for a clock.
@@ -42,6 +44,23 @@ pub enum ProviderFault {
     /// Fails inside the endpoint (`500`): nothing is charged, and the error is
     /// saved as the key's answer, replayed to every retry with it.
     FailWhileCharging,
+    /// Charges, then fails (`500`), and saves that error as the key's answer:
+    /// the card is charged, and every answer for the key says it failed (what
+    /// Stripe calls rolling a failed charge forward).
+    ChargeThenFail,
+    /// Charges (or replays), and answers with this 2xx status (`201`, `202`)
+    /// instead of `200`, saved as the key's answer.
+    ChargeAnswering(u16),
+    /// Charges (or replays), and answers `200` with a body that has no charge
+    /// id, saved as the key's answer.
+    ChargeWithoutId,
+    /// The endpoint refuses with this 4xx (a request it found wrong once it
+    /// began), saved as the key's answer: nothing is charged.
+    RefuseWhileCharging(u16),
+    /// Answers this status before the idempotency layer (a rate limiter's
+    /// `429`, `408`, `401`, `403`, `404`, a `400` for a malformed request):
+    /// nothing is charged or saved, and a retry with the key is a first request.
+    TurnAway(u16),
     /// Charges (or replays), then closes the connection without answering: the
     /// card is charged, and the caller cannot know it.
     ChargeThenDropAnswer,
@@ -96,6 +115,9 @@ struct Ledger {
     executing: HashSet<String>,
     /// Requests held by the test: `true` lets one go on, `false` drops it.
     held: Vec<oneshot::Sender<bool>>,
+    /// Whether an answer that is not a replay says so (`Idempotent-Replayed:
+    /// false`), as some providers do; Stripe sends the header only on a replay.
+    says_not_replayed: bool,
 }
 
 /// The provider, serving until it is dropped (its connections with it).
@@ -217,6 +239,28 @@ impl FakeProvider {
         }
     }
 
+    /// Lets the request held first go on, as [`FakeProvider::release_held`]
+    /// does, and keeps the others held.
+    pub fn release_first_held(&self) {
+        let mut ledger = lock(&self.ledger);
+        if !ledger.held.is_empty() {
+            let _ = ledger.held.remove(0).send(true);
+        }
+    }
+
+    /// From now on, every answer that is not a replay carries
+    /// `Idempotent-Replayed: false`.
+    pub fn say_not_replayed(&self) {
+        lock(&self.ledger).says_not_replayed = true;
+    }
+
+    /// Forgets every saved answer, as a provider prunes its idempotency keys
+    /// (Stripe: once they are at least 24 hours old): a key sent again is a new
+    /// request, charged again. The charges stay.
+    pub fn forget_keys(&self) {
+        lock(&self.ledger).answers.clear();
+    }
+
     /// Drops the request held first, as [`FakeProvider::drop_held`] does, and
     /// keeps the others held.
     pub fn drop_first_held(&self) {
@@ -265,19 +309,25 @@ async fn serve_one(mut stream: TcpStream, ledger: Arc<Mutex<Ledger>>) {
             &mut stream,
             404,
             &json!({"error": "POST /charges only"}),
-            false,
+            None,
         )
         .await;
     }
     let (Some(key), Some(amount)) = (key, amount) else {
         let error =
             json!({"error": "an Idempotency-Key header and a body {\"amount\": n} are required"});
-        return answer(&mut stream, 400, &error, false).await;
+        return answer(&mut stream, 400, &error, None).await;
     };
+    let not_replayed = lock(&ledger).says_not_replayed.then_some(false);
     match fault {
         ProviderFault::FailBeforeCharging => {
             let error = json!({"error": "the provider is unavailable; nothing was charged"});
-            return answer(&mut stream, 503, &error, false).await;
+            return answer(&mut stream, 503, &error, not_replayed).await;
+        }
+        ProviderFault::TurnAway(status) => {
+            let error = json!({"error": {"type": "invalid_request_error",
+                                         "message": "turned away before the idempotency layer"}});
+            return answer(&mut stream, status, &error, not_replayed).await;
         }
         ProviderFault::HoldBeforeCharging if !held(&ledger).await => return,
         _ => {}
@@ -285,9 +335,11 @@ async fn serve_one(mut stream: TcpStream, ledger: Arc<Mutex<Ledger>>) {
     let executing = match begin(&ledger, &key, amount) {
         Begun::Executing => fault,
         Begun::Replayed(saved) => {
-            return answer(&mut stream, saved.status, &saved.body, true).await;
+            return answer(&mut stream, saved.status, &saved.body, Some(true)).await;
         }
-        Begun::Refused(status, error) => return answer(&mut stream, status, &error, false).await,
+        Begun::Refused(status, error) => {
+            return answer(&mut stream, status, &error, not_replayed).await;
+        }
     };
     let delivered = match executing {
         ProviderFault::HoldWhileCharging => held(&ledger).await,
@@ -298,7 +350,7 @@ async fn serve_one(mut stream: TcpStream, ledger: Arc<Mutex<Ledger>>) {
         ProviderFault::ChargeThenDropAnswer => {}
         ProviderFault::AnswerLate if !held(&ledger).await => {}
         _ if !delivered => {}
-        _ => answer(&mut stream, saved.status, &saved.body, false).await,
+        _ => answer(&mut stream, saved.status, &saved.body, not_replayed).await,
     }
 }
 
@@ -319,8 +371,10 @@ fn begin(ledger: &Mutex<Ledger>, key: &str, amount: i64) -> Begun {
     let mut ledger = lock(ledger);
     if let Some(saved) = ledger.answers.get(key) {
         if saved.amount != amount {
-            let error = json!({"error": "this Idempotency-Key was used with another amount"});
-            return Begun::Refused(422, error);
+            // Stripe's answer: 400, an `idempotency_error` (the IETF draft's is 422).
+            let error = json!({"error": {"type": "idempotency_error",
+                                         "message": "this Idempotency-Key was used with other parameters"}});
+            return Begun::Refused(400, error);
         }
         return Begun::Replayed(saved.clone());
     }
@@ -344,6 +398,10 @@ fn execute(ledger: &Mutex<Ledger>, key: &str, amount: i64, fault: ProviderFault)
             500,
             json!({"error": {"type": "api_error", "message": "the charge failed; nothing was charged"}}),
         ),
+        ProviderFault::RefuseWhileCharging(status) => (
+            status,
+            json!({"error": {"type": "invalid_request_error", "message": "the charge was refused"}}),
+        ),
         _ => {
             let id = format!("ch_{}", ledger.charges.len() + 1);
             let body = json!({"id": id, "amount": amount, "status": "succeeded"});
@@ -352,7 +410,17 @@ fn execute(ledger: &Mutex<Ledger>, key: &str, amount: i64, fault: ProviderFault)
                 idempotency_key: key.to_owned(),
                 amount,
             });
-            (200, body)
+            match fault {
+                ProviderFault::ChargeThenFail => (
+                    500,
+                    json!({"error": {"type": "api_error", "message": "an error occurred"}}),
+                ),
+                ProviderFault::ChargeAnswering(status) => (status, body),
+                ProviderFault::ChargeWithoutId => {
+                    (200, json!({"amount": amount, "status": "succeeded"}))
+                }
+                _ => (200, body),
+            }
         }
     };
     let saved = Saved {
@@ -365,22 +433,28 @@ fn execute(ledger: &Mutex<Ledger>, key: &str, amount: i64, fault: ProviderFault)
     saved
 }
 
-async fn answer(stream: &mut TcpStream, status: u16, body: &Value, replayed: bool) {
+/// Sends one answer; `replayed` is the `Idempotent-Replayed` header, if any.
+async fn answer(stream: &mut TcpStream, status: u16, body: &Value, replayed: Option<bool>) {
     let body = body.to_string();
-    let replayed = if replayed {
-        "idempotent-replayed: true\r\n"
-    } else {
-        ""
+    let replayed = match replayed {
+        Some(replayed) => format!("idempotent-replayed: {replayed}\r\n"),
+        None => String::new(),
     };
     let reason = match status {
         200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
         400 => "Bad Request",
-        404 => "Not Found",
+        401 => "Unauthorized",
         402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
         409 => "Conflict",
-        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
         500 => "Internal Server Error",
-        _ => "Service Unavailable",
+        503 => "Service Unavailable",
+        _ => "Other",
     };
     let message = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n{replayed}\

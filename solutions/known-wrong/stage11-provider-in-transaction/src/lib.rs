@@ -36,7 +36,7 @@ pub async fn create_payment(
         Ok(done) if done.rows_affected() == 1 => {
             restore_lock_wait(&mut tx, &previous).await?;
             // The mistake: the call to the provider, inside the transaction.
-            let provider_key = derived_key(client, key, "charge");
+            let provider_key = derived_key(client, key, &hash, "charge");
             let Ok(charge_id) = app.provider.charge(&provider_key, request.amount).await else {
                 tx.rollback().await?;
                 return Ok(Answer::first(provider_failed()));

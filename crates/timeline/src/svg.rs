@@ -69,7 +69,8 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
     let mut desc: Vec<String> = Vec::new();
 
     let title = said::title(trace, &picture, words);
-    for line in said::wrap(&title, CHARS_PER_LINE - 6) {
+    // Bold, larger, and a test's name is wide (its underscores): fewer characters.
+    for line in said::wrap(&title, CHARS_PER_LINE - 16) {
         y += LINE;
         let _ = writeln!(
             body,

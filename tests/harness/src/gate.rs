@@ -176,6 +176,17 @@ where
         },
     )
     .await;
+    if burst.is_on() {
+        // Who holds each lock is asked while it is still held (see `holders_asked`).
+        let waits: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&mut watch)
+        .await
+        .unwrap_or(0);
+        burst.holders_asked(usize::try_from(waits).unwrap_or(0)).await;
+    }
     let _ = watch.close().await;
     gate.open().await;
 

@@ -85,6 +85,10 @@ const SETTLE: Duration = Duration::from_secs(2);
 /// `deadlock_timeout`).
 const LOCK_WAITS_FROM: Duration = Duration::from_millis(1);
 
+/// How long a test holding a lock on purpose waits, at most, for the burst's
+/// lock waits to be reported and their holders asked for ([`Burst::holders_asked`]).
+const HOLDERS_ASKED_WITHIN: Duration = Duration::from_secs(1);
+
 /// Whether sessions could be told to report their lock waits.
 static LOCK_REPORTS: AtomicU8 = AtomicU8::new(UNKNOWN);
 const UNKNOWN: u8 = 0;
@@ -124,6 +128,8 @@ pub(crate) struct Live {
     test: Option<String>,
     /// A connection of the burst went through the relay.
     relayed: AtomicBool,
+    /// Lock waits of the burst whose holder has been asked for (named or not).
+    asked: AtomicUsize,
     state: Mutex<LiveState>,
 }
 
@@ -295,6 +301,7 @@ impl Burst {
                 .filter(|name| *name != "main")
                 .map(str::to_owned),
             relayed: AtomicBool::new(false),
+            asked: AtomicUsize::new(0),
             state: Mutex::new(LiveState::default()),
         });
         if let Ok(mut all) = live_traces().lock() {
@@ -306,6 +313,25 @@ impl Burst {
 
     pub(crate) fn is_on(&self) -> bool {
         self.live.is_some()
+    }
+
+    /// Waits (bounded by [`HOLDERS_ASKED_WITHIN`]) until PostgreSQL has reported
+    /// `waits` lock waits of this burst and the harness has asked who holds each
+    /// lock. A test that holds a lock on purpose (the gate) calls this before it
+    /// lets go, so that a holder is named while it still holds: what a loaded
+    /// machine would otherwise turn into "the holder was gone". Past the bound
+    /// the trace says just that; nothing is guessed.
+    pub(crate) async fn holders_asked(&self, waits: usize) {
+        let Some(live) = &self.live else { return };
+        if !live.relayed.load(Ordering::Relaxed) || LOCK_REPORTS.load(Ordering::Relaxed) != ON {
+            // Nothing relayed (a `DATABASE_URL` server), or no lock wait reported.
+            return;
+        }
+        let deadline = Instant::now() + HOLDERS_ASKED_WITHIN;
+        while live.asked.load(Ordering::Acquire) < waits && Instant::now() < deadline {
+            // Polling a counter, bounded: the recording never holds a test up longer.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// `call`, as request `n` of this burst: its start, its end and its answer
@@ -1160,7 +1186,12 @@ impl Lookups {
                 if conn.is_none() {
                     conn = PgConnection::connect_with(&options).await.ok();
                 }
-                let Some(c) = conn.as_mut() else { continue };
+                let Some(c) = conn.as_mut() else {
+                    for lookup in &batch {
+                        lookup.live.asked.fetch_add(1, Ordering::Release);
+                    }
+                    continue;
+                };
                 let waiters: Vec<i32> = batch.iter().map(|l| l.waiter as i32).collect();
                 let holders = sqlx::query_as::<_, (i32, i32, String)>(
                     "SELECT w.pid, b.pid, coalesce(b.application_name, '')
@@ -1193,6 +1224,7 @@ impl Lookups {
                             }
                         });
                     }
+                    lookup.live.asked.fetch_add(1, Ordering::Release);
                 }
             }
             if let Some(conn) = conn {

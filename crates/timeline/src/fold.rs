@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::trace::{End, Event, Holder, Outcome, Request, Trace};
+use crate::trace::{End, Event, Holder, Missing, Outcome, POOL_TIMED_OUT, Request, Trace};
 
 /// What a request was doing at an instant; a later variant wins when two
 /// overlap (a lock wait happens inside a statement).
@@ -211,10 +211,15 @@ impl Picture {
         } else {
             State::Code
         };
+        let connections_seen = !trace
+            .seen
+            .missing
+            .iter()
+            .any(|m| matches!(m, Missing::ClientSide | Missing::UntracedPool));
         let lanes: Vec<Lane> = trace
             .requests
             .iter()
-            .map(|r| lane(r, trace.end_us, unseen))
+            .map(|r| lane(r, trace.end_us, unseen, connections_seen))
             .collect();
         let shapes: Vec<Shape> = trace.requests.iter().map(|r| shape(trace, r)).collect();
         let mut by_shape: Vec<(Shape, Vec<usize>)> = Vec::new();
@@ -289,15 +294,21 @@ impl Picture {
     }
 }
 
-fn lane(request: &Request, trace_end: u64, unseen: State) -> Lane {
+/// `connections_seen`: every connection the burst's pools handed out is in the
+/// trace.
+fn lane(request: &Request, trace_end: u64, unseen: State, connections_seen: bool) -> Lane {
     let start = request.start_us;
     let end = request.end_us.unwrap_or(trace_end).max(start);
     let mut spans = Vec::new();
     if request.events.is_empty() {
+        // Given no connection and ended by the pool's timeout: it was waiting
+        // for one (the harness sees every connection its pools hand out).
+        let never_served = connections_seen
+            && matches!(&request.end, End::Answered { answer } if answer == POOL_TIMED_OUT);
         spans.push(Span {
             from_us: start,
             to_us: end,
-            state: unseen,
+            state: if never_served { State::Waiting } else { unseen },
         });
     }
     let first_connection = request.events.iter().find_map(|e| match e {
@@ -701,6 +712,35 @@ pub(crate) mod tests {
             end_us: 209_000,
             requests,
         }
+    }
+
+    #[test]
+    fn a_request_the_pool_never_served_waited_for_a_connection_all_along() {
+        let mut trace = stage3();
+        trace.requests[19] = Request {
+            n: 20,
+            start_us: 0,
+            end_us: Some(200_000),
+            end: End::Answered {
+                answer: POOL_TIMED_OUT.into(),
+            },
+            events: vec![],
+        };
+        let during = |trace: &Trace| {
+            Picture::of(trace)
+                .lane(20)
+                .and_then(|l| l.state_during(100_000, 101_000))
+        };
+        assert_eq!(during(&trace), Some(State::Waiting));
+        // The probe sees no pool: the same request is only in flight.
+        trace.seen.missing = vec![Missing::ClientSide];
+        assert_eq!(during(&trace), Some(State::InFlight));
+        // Another end, with nothing seen: in its own code, not waiting.
+        trace.seen.missing.clear();
+        trace.requests[19].end = End::Answered {
+            answer: "201".into(),
+        };
+        assert_eq!(during(&trace), Some(State::Code));
     }
 
     #[test]

@@ -18,9 +18,14 @@ const LANE_X: f64 = 58.0;
 const LANE_H: f64 = 14.0;
 const TEXT: f64 = 12.5;
 const LINE: f64 = 16.0;
-/// Characters of a sentence per line at [`TEXT`] px in a sans-serif face:
-/// measured in the book's screenshots, with room for Portuguese's longer words.
-const CHARS_PER_LINE: usize = 64;
+/// Where every word ends: a phone (400 px) shows the drawing at its own size
+/// up to about here, past the page's margins; only the lanes run on (the book
+/// scrolls them sideways), the sentences, title and legend never need it.
+const TEXT_RIGHT: f64 = 340.0;
+/// Characters of a sentence per line at [`TEXT`] px in a sans-serif face, to end
+/// before [`TEXT_RIGHT`]: measured in the book's screenshots, with room for
+/// Portuguese's longer words.
+const CHARS_PER_LINE: usize = 46;
 /// More groups than this are left out, and said so.
 const MAX_GROUPS: usize = 8;
 
@@ -70,7 +75,7 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
 
     let title = said::title(trace, &picture, words);
     // Bold, larger, and a test's name is wide (its underscores): fewer characters.
-    for line in said::wrap(&title, CHARS_PER_LINE - 16) {
+    for line in said::wrap(&title, CHARS_PER_LINE - 8) {
         y += LINE;
         let _ = writeln!(
             body,
@@ -226,7 +231,7 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
     y += LINE;
     for (state, word) in entries {
         let w = 18.0 + word.chars().count() as f64 * 6.4;
-        if x + w > WIDTH - MARGIN && x > MARGIN {
+        if x + w > TEXT_RIGHT && x > MARGIN {
             x = MARGIN;
             y += LINE;
         }

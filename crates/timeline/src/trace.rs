@@ -119,6 +119,10 @@ pub enum End {
     Unfinished,
 }
 
+/// The recorded answer of a request that asked its pool for a connection and
+/// was given none within the pool's acquire timeout (sqlx's `PoolTimedOut`).
+pub const POOL_TIMED_OUT: &str = "error: pool timed out";
+
 /// Something a request did, with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

@@ -192,7 +192,7 @@ impl Words {
     /// harness's outcome in words (`error: pool timed out`).
     pub fn answer(&self, recorded: &str) -> String {
         let key = match recorded {
-            "error: pool timed out" => "answer-pool-timed-out",
+            crate::trace::POOL_TIMED_OUT => "answer-pool-timed-out",
             "error: unique violation (23505)" => "answer-unique-violation",
             "error: lock timeout (55P03)" => "answer-lock-timeout",
             "unanswered" => "answer-unanswered",
@@ -256,6 +256,18 @@ mod tests {
         assert_eq!(plain(en.duration_range(205_100, 204_900)), "205 ms");
         assert_eq!(plain(en.duration_range(900, 2_000_000)), "0.9 ms–2.0 s");
         assert_eq!(say!(pt, "fact-paid-twice", count = 2usize), "pagou 2 vezes");
+        // Portuguese's plural "one" covers 0 too: zero has a variant of its own.
+        let rows = |words: &Words, count: usize| {
+            plain(say!(
+                words,
+                "step-rows",
+                statement = "INSERT k",
+                count = count
+            ))
+        };
+        assert_eq!(rows(&pt, 0), "INSERT k (0 linhas)");
+        assert_eq!(rows(&pt, 1), "INSERT k (1 linha)");
+        assert_eq!(rows(&en, 0), "INSERT k (0 rows)");
         assert_eq!(en.answer("error: pool timed out"), "pool timed out");
         assert_eq!(pt.answer("201"), "201");
         assert_eq!(en.answer("error: connection reset"), "connection reset");

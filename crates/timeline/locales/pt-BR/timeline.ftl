@@ -1,18 +1,22 @@
 # Todas as palavras de uma linha do tempo, em português do Brasil (o glossário
 # do livro: pedido, rajada, comando, lock, comporta, pool de conexões). Os fatos
 # (números dos pedidos, durações já formatadas, SQL, SQLSTATEs, status) são
-# argumentos e não se traduzem.
+# argumentos e não se traduzem. O plural "one" do português vale para 0 e 1:
+# o zero tem a sua variante, [0].
 
 ## O título
 title = Linha do tempo de { $test }: { $requests ->
+    [0] 0 pedidos
     [one] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
 title-no-test = Linha do tempo da rajada: { $requests ->
+    [0] 0 pedidos
     [one] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
 title-client = Linha do tempo da rajada, vista do cliente: { $requests ->
+    [0] 0 pedidos
     [one] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
@@ -29,7 +33,7 @@ fact-blocked-by-request = bloqueado por #{ $holder } durante { $duration } no { 
 fact-blocked-by-gate = retido na comporta do teste durante { $duration } no { $statement }
 fact-blocked-by-other = bloqueado por uma sessão fora da rajada (pid { $pid }) durante { $duration } no { $statement }
 fact-blocked-unnamed = bloqueado durante { $duration } no { $statement } (quem segurava o lock já tinha saído quando o harness perguntou)
-fact-some-blocked = { $count } deles { $fact }
+fact-some-blocked = { $count } deles: { $fact }
 fact-idle-in-transaction = ocioso na transação durante { $duration }
 fact-paid = pagou
 fact-paid-twice = pagou { $count } vezes
@@ -37,12 +41,14 @@ fact-paid-nothing = não pagou nada
 fact-paid-rolled-back = pagou, depois fez rollback
 fact-no-statement = não mandou nenhum comando
 fact-statements = { $count ->
+    [0] 0 comandos
     [one] 1 comando
    *[other] { $count } comandos
 }
 fact-sent = enviado em { $at }
 fact-each = cada um { $fact }
 step-rows = { $statement } ({ $count ->
+    [0] 0 linhas
     [one] 1 linha
    *[other] { $count } linhas
 })

@@ -185,7 +185,9 @@ where
         .fetch_one(&mut watch)
         .await
         .unwrap_or(0);
-        burst.holders_asked(usize::try_from(waits).unwrap_or(0)).await;
+        burst
+            .holders_asked(usize::try_from(waits).unwrap_or(0))
+            .await;
     }
     let _ = watch.close().await;
     gate.open().await;

@@ -14,20 +14,34 @@ pub fn words(l: &Localiser) -> Words {
     Words::of(Lang::from_tag(l.lang().tag()).unwrap_or(Lang::English))
 }
 
-/// The burst that decided `run`: the last one of the first test that failed
-/// after firing one (the learner's broken code is where the picture teaches
-/// most); when every test passed, the one behind the stage's first prediction
-/// that has one; else the run's first.
+/// The burst that decided `run`. On a failure, the learner's broken code is
+/// where the picture teaches most: the burst behind the stage's first
+/// prediction whose test failed (the lesson's own burst: stage 5's deadlock),
+/// else the last burst of the first test that failed after firing one. When
+/// every test passed, the burst behind the stage's first prediction that has
+/// one; else the run's first.
 pub fn deciding<'a>(stage: &Stage, run: &'a PackageRun) -> Option<&'a Trace> {
     let observations = &run.observations;
-    run.failed()
-        .find_map(|test| observations.last_trace_of(&test.name))
-        .or_else(|| {
-            stage
-                .predictions
-                .iter()
-                .find_map(|p| observations.trace_of(&p.observe))
+    let behind_predictions = || {
+        stage
+            .predictions
+            .iter()
+            .filter_map(|p| observations.trace_of(&p.observe))
+    };
+    let of_a_failed_test = |trace: &&Trace| {
+        run.failed().any(|test| {
+            observations
+                .last_trace_of(&test.name)
+                .is_some_and(|last| last.test == trace.test)
         })
+    };
+    behind_predictions()
+        .find(of_a_failed_test)
+        .or_else(|| {
+            run.failed()
+                .find_map(|test| observations.last_trace_of(&test.name))
+        })
+        .or_else(|| behind_predictions().next())
         .or_else(|| observations.traces.first())
 }
 

@@ -59,7 +59,7 @@ done
 spread() { sort -n | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
 echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for mode in warm edit; do
-    for backend in "${backends[@]}"; do : >"$figures/$mode-$backend"; done
+    for backend in "${backends[@]}"; do : >"$figures/$mode-${backend//\//_}"; done
     for i in $(seq "$runs"); do
         for backend in "${backends[@]}"; do
             if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
@@ -68,14 +68,14 @@ for mode in warm edit; do
             end=$(date +%s%N)
             wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
             split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
-            echo "$wall" >>"$figures/$mode-$backend"
+            echo "$wall" >>"$figures/$mode-${backend//\//_}"
             printf 'stage %s, %s%-4s run %d: %5s s to the verdict (%s)\n' "$n" "$(label "$backend")" "$mode" "$i" "$wall" "${split:-no verdict line}"
         done
     done
 done
 for mode in warm edit; do
     for backend in "${backends[@]}"; do
-        printf 'stage %s, %s%-4s: %s (s, %d runs)\n' "$n" "$(label "$backend")" "$mode" "$(spread <"$figures/$mode-$backend")" "$runs"
+        printf 'stage %s, %s%-4s: %s (s, %d runs)\n' "$n" "$(label "$backend")" "$mode" "$(spread <"$figures/$mode-${backend//\//_}")" "$runs"
     done
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/')"

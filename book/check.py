@@ -548,21 +548,12 @@ def check_spec_asked(chapter, text, stage):
 
 
 # Predictions known to ask their stage's spec, to be rewritten once the work on their
-# stage lands (issue 36's second phase): reported as notes, not errors, until then.
-SPEC_ASKED_PHASE_TWO = {
-    (11, "crash-after-charge"): "the goal says the provider is sent a key derived from the client's, which is "
-                                "why the retry charges once: rewritten in issue 36's second phase, after the "
-                                "fix-stage11 branch merges",
-    (12, "layer-burst-409"): "the goal says '409 while in flight': rewritten in issue 36's second phase, after "
-                             "the fix-stage12 branch merges",
-    (12, "crash-in-layer"): "the goal says the layer runs the route and stores its answer, and where it cannot "
-                            "help: rewritten in issue 36's second phase, after the fix-stage12 branch merges",
-}
+# stage lands: reported as notes, not errors, until then. Empty since issue 36's second
+# phase; a new entry needs an issue that rewrites the prediction.
+SPEC_ASKED_PHASE_TWO: dict = {}
 
 # Signs read and found not to state the answer: each with why, reported as a note.
 SPEC_SIGNS_REVIEWED = {
-    (11, "saved-provider-error"): "'card charged' before it is prediction 1's question (how many times is the "
-                                  "card charged), not a statement that a saved 500 leaves the charge unknown",
     (10, "sibling-update"): "the goal's bounded wait (a 409) is for a key in flight; the question is a retry of "
                             "a key answered before, and why its row has no answer (a sibling UPDATE that cannot "
                             "see the row) is nowhere before it",

@@ -731,6 +731,7 @@ impl Relay {
                             if let Ok(mut conn) = conn.lock() {
                                 conn.on(side, kind, body);
                             }
+                            wire::Pass::On
                         })
                         .await;
                     });

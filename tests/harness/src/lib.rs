@@ -23,6 +23,7 @@ mod messages;
 pub mod provider;
 mod scenario;
 mod server;
+mod trace;
 mod wire;
 
 /// The workbook's one localisation mechanism: the tests' messages are said
@@ -48,6 +49,7 @@ pub use scenario::{
     failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,
 };
 pub use server::backend;
+pub use trace::{last_trace, record_traces, traced};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

@@ -337,7 +337,7 @@ not json
             Some("7.1")
         );
         assert_eq!(
-            describe(&Localiser::english(), &o.lines[0]),
+            describe(&crate::messages::english(), &o.lines[0]),
             "payments created: 1",
             "the trace is drawn, not listed among the figures"
         );

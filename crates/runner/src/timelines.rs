@@ -2,16 +2,16 @@
 //! which burst it is, and drawing it (`timeline`'s terminal picture) after the
 //! verdict, in `watch` and for `cargo workbook timeline`.
 
-use timeline::{Lang, Trace, Words, terminal};
+use timeline::{Trace, Words, terminal};
 
-use crate::l10n::Localiser;
 use crate::run::PackageRun;
 use crate::stages::Stage;
 use crate::ui;
+use l10n::Localiser;
 
 /// The timeline's words in the runner's language.
 pub fn words(l: &Localiser) -> Words {
-    Words::of(Lang::from_tag(l.lang().tag()).unwrap_or(Lang::English))
+    Words::said_in(l.lang())
 }
 
 /// The burst that decided `run`. On a failure, the learner's broken code is

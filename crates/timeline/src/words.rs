@@ -3,17 +3,12 @@
 //!
 //! The drawing code never writes a sentence: it names a message (its key) and
 //! gives its facts as arguments (a request's number, a duration already in the
-//! language's format, a statement, a SQLSTATE). The catalogues are the
-//! workbook's Fluent ones, so they move as they are under the workbook's one
-//! localisation mechanism (`l10n::Catalogue::new("timeline", ...)`) once it
-//! lands; until then this module reads them with fluent-bundle, as the runner
-//! reads its own.
+//! language's format, a statement, a SQLSTATE). The catalogues are said
+//! through the workbook's one localisation mechanism (the `l10n` crate), so a
+//! timeline speaks the runner's language, the pseudo-locale included.
 
-use std::sync::{Arc, OnceLock};
-
-use fluent_bundle::concurrent::FluentBundle;
-use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
-use unic_langid::LanguageIdentifier;
+// The catalogues: `locales/en/timeline.ftl` and `locales/pt-BR/timeline.ftl`.
+l10n::catalogue!(static TIMELINE = "../locales", "timeline");
 
 /// A language a timeline is drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,6 +37,7 @@ impl Lang {
         }
     }
 
+    #[cfg(test)]
     fn catalogue(self) -> &'static str {
         match self {
             Self::English => include_str!("../locales/en/timeline.ftl"),
@@ -54,7 +50,7 @@ impl Lang {
 #[derive(Clone)]
 pub struct Words {
     lang: Lang,
-    bundle: Arc<FluentBundle<FluentResource>>,
+    words: &'static l10n::Localiser,
 }
 
 impl std::fmt::Debug for Words {
@@ -103,24 +99,18 @@ impl From<u32> for Arg {
 impl Words {
     /// The words of `lang` (built once per language).
     pub fn of(lang: Lang) -> Words {
-        static BUNDLES: OnceLock<[Words; 2]> = OnceLock::new();
-        let all = BUNDLES.get_or_init(|| Lang::ALL.map(Words::build));
-        all[Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0)].clone()
+        Words::said_in(match lang {
+            Lang::English => l10n::Lang::English,
+            Lang::BrazilianPortuguese => l10n::Lang::BrazilianPortuguese,
+        })
     }
 
-    fn build(lang: Lang) -> Words {
-        let id: LanguageIdentifier = lang.tag().parse().unwrap_or_default();
-        let mut bundle = FluentBundle::new_concurrent(vec![id]);
-        // Isolation marks are for bidirectional text; a terminal and an SVG
-        // would show them.
-        bundle.set_use_isolating(false);
-        // Compiled in and tested (`both_catalogues_hold_the_same_messages`).
-        let resource = FluentResource::try_new(lang.catalogue().to_owned())
-            .unwrap_or_else(|(partial, _)| partial);
-        let _ = bundle.add_resource(resource);
+    /// The words of the workbook's language `lang` (the runner's): the
+    /// pseudo-locale's are English's, marked.
+    pub fn said_in(lang: l10n::Lang) -> Words {
         Words {
-            lang,
-            bundle: Arc::new(bundle),
+            lang: Lang::from_tag(lang.catalogue_lang().tag()).unwrap_or(Lang::English),
+            words: TIMELINE.in_lang(lang),
         }
     }
 
@@ -131,21 +121,20 @@ impl Words {
     /// The message `id` with its arguments; the id itself when the catalogue
     /// lacks it.
     pub fn say(&self, id: &str, args: &[(&str, Arg)]) -> String {
-        let Some(pattern) = self.bundle.get_message(id).and_then(|m| m.value()) else {
+        if !self.words.has(id) {
             return id.to_owned();
-        };
-        let mut fluent_args = FluentArgs::new();
-        for (name, value) in args {
-            let value = match value {
-                Arg::Text(text) => FluentValue::from(text.clone()),
-                Arg::Count(n) => FluentValue::from(*n),
-            };
-            fluent_args.set(*name, value);
         }
-        let mut errors = Vec::new();
-        self.bundle
-            .format_pattern(pattern, Some(&fluent_args), &mut errors)
-            .into_owned()
+        let args: Vec<(&str, l10n::Arg)> = args
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    Arg::Text(text) => l10n::Arg::from(text.clone()),
+                    Arg::Count(n) => l10n::Arg::from(*n),
+                };
+                (*name, value)
+            })
+            .collect();
+        self.words.say(id, &args)
     }
 
     /// A duration for a reader: `0.4 ms`, `3.2 ms`, `212 ms`, `2.0 s` (the
@@ -220,14 +209,9 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn ids(lang: Lang) -> BTreeSet<String> {
-        let resource = FluentResource::try_new(lang.catalogue().to_owned())
-            .unwrap_or_else(|(_, errors)| panic!("{} does not parse: {errors:?}", lang.tag()));
-        resource
-            .entries()
-            .filter_map(|e| match e {
-                fluent_syntax::ast::Entry::Message(m) => Some(m.id.name.to_owned()),
-                _ => None,
-            })
+        l10n::ids(lang.catalogue())
+            .unwrap_or_else(|errors| panic!("{} does not parse: {errors}", lang.tag()))
+            .into_iter()
             .collect()
     }
 

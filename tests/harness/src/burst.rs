@@ -1,5 +1,6 @@
 //! Firing concurrent requests, and summarising what they did.
 
+use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
@@ -33,7 +34,7 @@ where
     let mut tasks: Vec<(usize, tokio::task::JoinHandle<T>)> = (0..n)
         .map(|i| {
             let start = start.clone();
-            let call = burst.request(i + 1, call(i));
+            let call = burst.request(i + 1, call(i), answer_of);
             let task = tokio::spawn(async move {
                 start.wait().await;
                 call.await
@@ -83,6 +84,31 @@ pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output =
             )
         }
     }
+}
+
+/// What a call ended with, as the outcome records it: a reply's kind, an HTTP
+/// status, or `-` for a value the harness does not read.
+pub(crate) fn answer_of<T: 'static>(out: &T) -> String {
+    let any = out as &dyn Any;
+    if let Some(result) = any.downcast_ref::<Result<Reply, PaymentError>>() {
+        return ReplyKind::of(result).to_string();
+    }
+    if let Some(answer) = any.downcast_ref::<crate::http::Answer>() {
+        return answer.status.to_string();
+    }
+    if let Some(result) = any.downcast_ref::<Result<crate::http::Answer, crate::http::CallError>>()
+    {
+        return match result {
+            Ok(answer) => answer.status.to_string(),
+            Err(crate::http::CallError::TimedOut(_)) => "unanswered".to_owned(),
+            Err(crate::http::CallError::NoAnswer(_)) => "no answer".to_owned(),
+            Err(crate::http::CallError::NotJson { status, .. }) => status.to_string(),
+        };
+    }
+    if let Some(reply) = any.downcast_ref::<Reply>() {
+        return reply.status.to_string();
+    }
+    "-".to_owned()
 }
 
 /// What a call of `create_payment` ended with: recorded by its `Display` (its

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use l10n::t;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
@@ -15,6 +15,7 @@ use postgres_provisioning::{Backend, BackendChoice, NoServer, at_exit, owner, wi
 use crate::admin::{Admin, Statement, copy_strategy};
 use crate::burst::fire_concurrently;
 use crate::condition::{Condition, report};
+use crate::pool::{PoolSize, pool_on};
 use crate::server::backend;
 
 /// Why a test could not have its database; every message names the way out.
@@ -146,34 +147,6 @@ pub struct Schema {
 impl Schema {
     pub const fn new(source: &'static str, sql: &'static str) -> Self {
         Self { source, sql }
-    }
-}
-
-/// How many connections a test's pool may open, and how long a caller waits for one.
-#[derive(Debug, Clone, Copy)]
-pub struct PoolSize {
-    pub max_connections: u32,
-    pub acquire_timeout: Duration,
-}
-
-impl PoolSize {
-    /// A pool of `max_connections`, with the harness's short acquire timeout.
-    pub const fn of(max_connections: u32) -> Self {
-        Self {
-            max_connections,
-            acquire_timeout: Self::ACQUIRE_TIMEOUT,
-        }
-    }
-
-    /// Short enough that a deadlocked pool fails a test in seconds; long enough that
-    /// a healthy burst of 20 never comes near it (a burst takes 6-12 ms here).
-    pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
-
-    pub const fn with_acquire_timeout(self, acquire_timeout: Duration) -> Self {
-        Self {
-            acquire_timeout,
-            ..self
-        }
     }
 }
 
@@ -548,16 +521,6 @@ impl Drop for TestDb {
         // gone on return.
         let _ = Admin::of(&self.admin).run_blocking(Statement::Drop { name });
     }
-}
-
-/// A pool on `options`, connections opened lazily as callers ask for them.
-pub(crate) fn pool_on(options: &PgConnectOptions, size: PoolSize) -> PgPool {
-    PgPoolOptions::new()
-        .max_connections(size.max_connections)
-        .acquire_timeout(size.acquire_timeout)
-        // A fresh test database has nothing to check; skip the round trip.
-        .test_before_acquire(false)
-        .connect_lazy_with(options.clone())
 }
 
 /// Runs `create` (a CREATE DATABASE, completed with the copy strategy) on the

@@ -11,7 +11,7 @@ use l10n::t;
 use payment_model::{PaymentError, Reply};
 use sqlx::{Connection, Executor, PgConnection};
 
-use crate::burst::BURST_BOUND;
+use crate::burst::{BURST_BOUND, answer_of};
 use crate::db::TestDb;
 
 /// The advisory lock the gate holds; payments for the gated order wait on it.
@@ -171,7 +171,7 @@ where
     let gate = PaymentGate::close(db, order_id).await;
     // Recorded under the runner, from the first request on (see `trace`).
     let burst = crate::trace::Burst::start();
-    let mut first = tokio::spawn(burst.request(1, call(0)));
+    let mut first = tokio::spawn(burst.request(1, call(0), answer_of));
     let mut watch = db.connect().await;
     wait_for(
         &mut watch,
@@ -181,7 +181,12 @@ where
     .await;
 
     let mut duplicates: Vec<(usize, tokio::task::JoinHandle<Fut::Output>)> = (1..n)
-        .map(|i| (i + 1, tokio::spawn(burst.request(i + 1, call(i)))))
+        .map(|i| {
+            (
+                i + 1,
+                tokio::spawn(burst.request(i + 1, call(i), answer_of)),
+            )
+        })
         .collect();
     let expected = n.saturating_sub(1);
     let first_held = usize::from(!first.is_finished());
@@ -386,11 +391,11 @@ where
     // Recorded under the runner: #1 the slow request, #2 to #20 its duplicates,
     // #21 the request for another key.
     let burst = crate::trace::Burst::start();
-    let first = tokio::spawn(burst.request(1, call("slow-key", slow_body.clone())));
+    let first = tokio::spawn(burst.request(1, call("slow-key", slow_body.clone()), answer_of));
     gate.wait_until_held(db, 1).await;
 
     let mut duplicates: Vec<_> = (0..19)
-        .map(|i| tokio::spawn(burst.request(i + 2, call("slow-key", slow_body.clone()))))
+        .map(|i| tokio::spawn(burst.request(i + 2, call("slow-key", slow_body.clone()), answer_of)))
         .collect();
     let connections_left = i64::from(pool.options().get_max_connections()) - 1;
     wait_for_lock_waiters(db, connections_left).await;
@@ -408,7 +413,7 @@ where
     let unrelated = crate::within(
         pool.options().get_acquire_timeout() + CONDITION_BOUND,
         "the request for an unrelated key",
-        burst.request(21, call("other-key", other_body)),
+        burst.request(21, call("other-key", other_body), answer_of),
     )
     .await;
 

@@ -20,6 +20,7 @@ mod db;
 mod gate;
 mod http;
 mod messages;
+mod pool;
 pub mod provider;
 mod scenario;
 mod server;
@@ -38,12 +39,13 @@ pub use burst::{
     within,
 };
 pub use condition::{Condition, report};
-pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
+pub use db::{Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters, wait_for_table_lock_waiters,
 };
 pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
+pub use pool::PoolSize;
 pub use scenario::{
     FailedPayment, FailedPaymentReturned, LaterRetry, TwoKeys, failed_payment_as_it_returns,
     failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,

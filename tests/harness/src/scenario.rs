@@ -6,7 +6,8 @@
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::PgPool;
 
-use crate::db::{PoolSize, TestDb};
+use crate::db::TestDb;
+use crate::pool::PoolSize;
 
 /// The body of a payment request.
 fn body(order_id: i64, amount: i32) -> String {

@@ -50,7 +50,6 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use payment_model::{PaymentError, Reply};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgSslMode};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 use timeline::trace::{
@@ -59,8 +58,9 @@ use timeline::trace::{
 use tokio::net::UnixListener;
 use tokio::sync::mpsc;
 
+use crate::BackendChoice;
+use crate::pool::PoolSize;
 use crate::wire::{self, Side, Upstream};
-use crate::{BackendChoice, PoolSize, ReplyKind};
 
 /// Turns recording on for this process even without `WORKBOOK_OBSERVATIONS`:
 /// for tests of the recording itself, which read [`last_trace`].
@@ -340,6 +340,7 @@ impl Burst {
         &self,
         n: usize,
         call: F,
+        answer_of: fn(&F::Output) -> String,
     ) -> impl Future<Output = F::Output> + Send + 'static
     where
         F: Future + Send + 'static,
@@ -478,30 +479,6 @@ impl Drop for RequestGuard {
             }
         });
     }
-}
-
-/// What a call ended with, as the outcome records it: a reply's kind, an HTTP
-/// status, or `-` for a value the harness does not read.
-fn answer_of<T: 'static>(out: &T) -> String {
-    let any = out as &dyn Any;
-    if let Some(result) = any.downcast_ref::<Result<Reply, PaymentError>>() {
-        return ReplyKind::of(result).to_string();
-    }
-    if let Some(answer) = any.downcast_ref::<crate::Answer>() {
-        return answer.status.to_string();
-    }
-    if let Some(result) = any.downcast_ref::<Result<crate::Answer, crate::CallError>>() {
-        return match result {
-            Ok(answer) => answer.status.to_string(),
-            Err(crate::CallError::TimedOut(_)) => "unanswered".to_owned(),
-            Err(crate::CallError::NoAnswer(_)) => "no answer".to_owned(),
-            Err(crate::CallError::NotJson { status, .. }) => status.to_string(),
-        };
-    }
-    if let Some(reply) = any.downcast_ref::<Reply>() {
-        return reply.status.to_string();
-    }
-    "-".to_owned()
 }
 
 // ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgSslMode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 
-use crate::PoolSize;
+use crate::pool::{PoolSize, pool_on};
 
 /// What the client sent, and the server's transaction status, message by message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -197,7 +197,7 @@ impl WireRelay {
     /// A pool through the relay, with the harness's settings (no ping before an
     /// acquire: it would show on the wire).
     pub fn pool(&self, size: PoolSize) -> PgPool {
-        crate::db::pool_on(&self.options, size)
+        pool_on(&self.options, size)
     }
 
     /// What was seen since the last call (or the start), and a fresh log.

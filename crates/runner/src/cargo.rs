@@ -16,14 +16,6 @@ use crate::l10n::Localiser;
 use crate::supervise::{Line, read_lines};
 use crate::t;
 
-/// The packages that turn on postgres-provisioning's container client (the
-/// feature `containers`). A workspace build leaves them out: cargo unifies
-/// features over the packages it builds, so with them in, every test executable
-/// would be built a second time, unlike the `-p PACKAGE` builds of the stages
-/// that follow it. Their own tests run in plain `cargo test`.
-const BUILD_IN_THE_CONTAINER_CLIENT: [&str; 3] =
-    ["workbook-runner", "route-bench", "workbook-harness"];
-
 /// What to build.
 #[derive(Debug, Clone, Copy)]
 pub enum Targets<'a> {
@@ -31,8 +23,14 @@ pub enum Targets<'a> {
     Test { package: &'a str, target: &'a str },
     /// `cargo test -p PACKAGE`: every test executable of the package.
     Package(&'a str),
-    /// `cargo test --workspace`, but for [`BUILD_IN_THE_CONTAINER_CLIENT`].
-    Workspace,
+    /// `cargo test`: the workspace's default members, as plain `cargo test` at the
+    /// root builds them (the container client in: the runner, which has it, is one).
+    Default,
+    /// `cargo test --workspace --exclude ...`: every member but `except` (the default
+    /// members), without the container client, as `cargo workbook stage N` builds
+    /// the exercises. Shared crates are the same in both: postgres-provisioning
+    /// turns on, always, the features the client would turn on in them.
+    WorkspaceExcept(&'a [String]),
 }
 
 impl Targets<'_> {
@@ -47,11 +45,12 @@ impl Targets<'_> {
                 ]
             }
             Self::Package(package) => vec!["-p".into(), (*package).into()],
-            Self::Workspace => std::iter::once("--workspace".to_owned())
+            Self::Default => Vec::new(),
+            Self::WorkspaceExcept(except) => std::iter::once("--workspace".to_owned())
                 .chain(
-                    BUILD_IN_THE_CONTAINER_CLIENT
+                    except
                         .iter()
-                        .flat_map(|package| ["--exclude".to_owned(), (*package).to_owned()]),
+                        .flat_map(|package| ["--exclude".to_owned(), package.clone()]),
                 )
                 .collect(),
         }
@@ -59,7 +58,10 @@ impl Targets<'_> {
 
     /// The command a learner would type for the same tests.
     pub fn command(&self) -> String {
-        format!("cargo test {}", self.args().join(" "))
+        std::iter::once("cargo test".to_owned())
+            .chain(self.args())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -128,8 +130,19 @@ impl Build {
                 .filter(|e| e.package == package)
                 .cloned()
                 .collect(),
-            Targets::Workspace => self.executables.clone(),
+            Targets::Default | Targets::WorkspaceExcept(_) => self.executables.clone(),
         }
+    }
+
+    /// This build and `other`, as one: what both made, and what went wrong in either.
+    fn and(mut self, other: Build) -> Build {
+        self.success &= other.success;
+        self.executables.extend(other.executables);
+        self.errors.extend(other.errors);
+        self.warnings += other.warnings;
+        self.stderr.push_str(&other.stderr);
+        self.elapsed += other.elapsed;
+        self
     }
 }
 
@@ -192,6 +205,57 @@ impl Cargo {
             }
         }
         command
+    }
+
+    /// Builds every package's tests (without running them), in two builds: the
+    /// default members as plain `cargo test` builds them, so that what it built is
+    /// reused (in CI it ran just before), then every other member as the learner's
+    /// `cargo workbook stage N` builds an exercise.
+    pub fn build_every_package(
+        &self,
+        status: &mut dyn FnMut(BuildStatus<'_>),
+    ) -> Result<Build, Error> {
+        let default_members = self.default_members()?;
+        let default = self.build(Targets::Default, status)?;
+        let others = self.build(Targets::WorkspaceExcept(&default_members), status)?;
+        Ok(default.and(others))
+    }
+
+    /// The names of the workspace's default members (what plain `cargo test` builds).
+    fn default_members(&self) -> Result<Vec<String>, Error> {
+        let mut command = self.command(&["metadata", "--no-deps", "--format-version", "1"]);
+        command
+            .arg("--manifest-path")
+            .arg(self.root.join("Cargo.toml"))
+            .stderr(Stdio::piped());
+        let out = command.output().map_err(|source| Error::Spawn {
+            program: "cargo metadata".into(),
+            source,
+        })?;
+        let failed = |detail: String| Error::Command {
+            command: "cargo metadata --no-deps".into(),
+            detail,
+        };
+        if !out.status.success() {
+            return Err(failed(
+                String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            ));
+        }
+        let metadata: Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
+        let ids: Vec<&str> = metadata["workspace_default_members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        Ok(metadata["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["id"].as_str().is_some_and(|id| ids.contains(&id)))
+            .filter_map(|p| p["name"].as_str().map(str::to_owned))
+            .collect())
     }
 
     /// Builds `targets` (without running them); `status` hears what cargo is doing.

@@ -89,6 +89,10 @@ probe-servers *ARGS:
     servers/setup.sh
     cargo test -p probe-servers {{ARGS}}
 
+# Mutation testing of the stages' model answers on the lines changed since main (cargo-mutants 27.x): each mutant of a stage's solution crate is tested by that stage's test file; --all for every line, --base REF, --stage N
+mutants *FLAGS:
+    .ci/mutants {{FLAGS}}
+
 # The README's test command: plain cargo test at the root
 test *ARGS:
     cargo test {{ARGS}}

@@ -693,24 +693,31 @@ def check_order(summary, stages):
 
 def check_readme(stages):
     """The README's stage table: one row per stage of stages.toml, in order, the title
-    verbatim in its second column."""
+    verbatim in its second column, what the learner builds in its third."""
     readme = BOOK.parent / "README.md"
     rows = [(k, line) for k, line in enumerate(readme.read_text(encoding="utf-8").split("\n"), 1)
             if re.match(r"^\|\s*\d+\s*\|", line)]
-    got = [tuple(cell.strip() for cell in line.strip("|").split("|")[:2]) for _, line in rows]
+    cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for _, line in rows]
+    got = [tuple(row[:2]) for row in cells]
     want = [(str(s["number"]), s["title"]) for s in stages]
     if got != want:
         error(readme, rows[0][0] if rows else 1,
               "the README's stage table is not stages.toml's stages: want rows "
               + ", ".join(f"`| {n} | {t} | ... |`" for n, t in want))
+    for (k, _), row in zip(rows, cells):
+        if len(row) < 3 or not row[2]:
+            error(readme, k, f"the README's row for stage {row[0]} does not say what the learner builds "
+                  "(its third column)")
 
 
 def check_description(stages):
     with (BOOK / "book.toml").open("rb") as f:
         description = tomllib.load(f).get("book", {}).get("description", "")
     count = len(stages)
-    words = {7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen"}
-    said = re.findall(r"\b(\d+|seven|eight|nine|ten|eleven|twelve|thirteen)\s+(?:[\w-]+\s+)?stages\b", description)
+    words = {7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen",
+             14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen", 18: "eighteen",
+             19: "nineteen", 20: "twenty"}
+    said = re.findall(rf"\b(\d+|{'|'.join(words.values())})\s+(?:[\w-]+\s+)?stages\b", description)
     if said != [str(count)] and said != [words.get(count, "")]:
         error(BOOK / "book.toml", 3, f"book.toml's description should say {words.get(count, count)} stages "
               f"(stages.toml has {count}): {description!r}")

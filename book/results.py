@@ -409,14 +409,16 @@ def http_route_section(seen, t):
 
 def retrying_client_section(seen, t):
     out = [
-        t("Stage 7: the client's first try broken by the proxy, one call of `pay(1, 100)`:",
-          "Etapa 7: a primeira tentativa do cliente quebrada pelo proxy, uma chamada de `pay(1, 100)`:"),
+        t("Stage 7: the client's first try broken by the proxy, one call of `pay` for "
+          "`Payment::new(1, 100)`:",
+          "Etapa 7: a primeira tentativa do cliente quebrada pelo proxy, uma chamada de `pay` "
+          "para `Payment::new(1, 100)`:"),
         "",
         t("| The first try | The client | Payments |", "| A primeira tentativa | O cliente | Pagamentos |"),
         "|---|---|---|",
     ]
-    one_key = t("stage 7: one key, made before the first try",
-                "etapa 7: uma chave, criada antes da primeira tentativa")
+    one_key = t("stage 7: the payment's key, made before the first try",
+                "etapa 7: a chave do pagamento, criada antes da primeira tentativa")
     out += [
         f"| {t(en, pt)} | {one_key} | {seen[f'stage7.{name}']['payments']} |"
         for name, en, pt in FAULTS
@@ -425,6 +427,18 @@ def retrying_client_section(seen, t):
         f"| {t(FAULTS[0][1], FAULTS[0][2])} | "
         + t("known-wrong: a new key for every try", "sabidamente errado: uma chave nova a cada tentativa")
         + f" | {seen['stage7.new_key_per_try']['payments']} |",
+    ]
+    restarted = t("(a), then the process dies and starts again",
+                  "(a), e o processo morre e começa de novo")
+    out += [
+        f"| {restarted} | "
+        + t("stage 7: the key kept with the order, read back",
+            "etapa 7: a chave guardada com o pedido de compra, lida de volta")
+        + f" | {seen['stage7.restart']['payments']} |",
+        f"| {restarted} | "
+        + t("known-wrong: the key made in memory by each call of `pay`",
+            "sabidamente errado: a chave criada em memória a cada chamada de `pay`")
+        + f" | {seen['stage7.restarted_with_the_key_in_memory']['payments']} |",
     ]
     return out
 
@@ -708,7 +722,8 @@ RESULTS = {
     ),
     "http-route": dict(scenarios=["stage6.burst"], section=http_route_section),
     "retrying-client": dict(
-        scenarios=[f"stage7.{name}" for name, *_ in FAULTS] + ["stage7.new_key_per_try"],
+        scenarios=[f"stage7.{name}" for name, *_ in FAULTS]
+        + ["stage7.new_key_per_try", "stage7.restart", "stage7.restarted_with_the_key_in_memory"],
         section=retrying_client_section,
         varying=retrying_client_varying,
     ),
@@ -770,6 +785,10 @@ def stages():
         spec = RESULTS[slug]
         if spec is None:
             continue
+        if spec.get("todo"):
+            fail(f"stage {stage['number']} ({slug}): its results spec in book/results.py (RESULTS) is the "
+                 "stub `cargo workbook new-stage` wrote: name the scenarios its tests record and the rows "
+                 "or section they give the results page, or None with why it has none")
         package = stage.get("solution") or f"stage{stage['number']}-{slug}-solution"
         out.append((package, spec))
     unknown = set(RESULTS) - {stage.get("slug") for stage in listed}

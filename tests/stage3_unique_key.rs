@@ -123,3 +123,62 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
     );
 }
 // ANCHOR_END: rollback
+
+// ANCHOR: answer_in_the_transaction
+/// The server dies after the payment and before its answer is stored: here the
+/// database refuses to store the answer of `key-13` (a trigger raises an error),
+/// which is the same cut. Stored in the paying transaction, the answer fails with
+/// the payment: nothing stays behind, and the retry pays. Stored after the COMMIT,
+/// it leaves a payment and a key with no answer, which says "in flight" for ever.
+#[tokio::test]
+async fn a_failure_before_the_answer_is_stored_leaves_neither_payment_nor_key() {
+    let db = TestDb::create(reference_schema()).await;
+    db.execute(
+        "CREATE FUNCTION refuse_answer_13() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.key = 'key-13' AND NEW.status IS NOT NULL THEN
+             RAISE EXCEPTION 'the server died before it stored the answer of key-13';
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_answer_13 BEFORE INSERT OR UPDATE ON idempotency_keys
+           FOR EACH ROW EXECUTE FUNCTION refuse_answer_13();",
+    )
+    .await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let failed = create_payment(&pool, "key-13", &body(13, 100)).await;
+    let paid = db.payment_count().await;
+    let keys_left = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert!(
+        failed.is_err(),
+        "storing the answer fails, so create_payment fails: {failed:?}"
+    );
+    assert!(
+        (paid, keys_left) == (0, 0),
+        "the request died before its answer was stored, yet {paid} payment(s) and {keys_left} \
+         key row(s) were left: the payment and its answer must commit in ONE transaction. A \
+         payment committed before its answer leaves a key that answers 409 to every retry, for \
+         ever (run `cargo workbook hint 3`)"
+    );
+
+    db.execute("DROP TRIGGER refuse_answer_13 ON idempotency_keys")
+        .await;
+    let retry = create_payment(&pool, "key-13", &body(13, 100))
+        .await
+        .expect("the retry is answered");
+    assert_eq!(
+        retry.status, 201,
+        "once the server stores answers again, the retry pays: {retry:?}"
+    );
+    let again = create_payment(&pool, "key-13", &body(13, 100))
+        .await
+        .expect("a later retry is answered");
+    assert_eq!(again, retry, "and a later retry replays its 201");
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
+}
+// ANCHOR_END: answer_in_the_transaction

@@ -7,11 +7,11 @@ use rstest::rstest;
 use stage4::{create_payment, request_hash};
 
 fn body(amount: i32) -> String {
-    PaymentRequest {
-        order_id: 1,
-        amount,
-    }
-    .to_body()
+    body_for(1, amount)
+}
+
+fn body_for(order_id: i64, amount: i32) -> String {
+    PaymentRequest { order_id, amount }.to_body()
 }
 
 #[rstest]
@@ -34,6 +34,36 @@ fn request_hash_differs_for_another_amount() {
         request_hash(r#"{"orderId":1,"amount":100}"#).expect("a valid body hashes"),
         request_hash(r#"{"orderId":1,"amount":999}"#).expect("a valid body hashes"),
         "another amount is another request"
+    );
+}
+
+/// The canonical text is the body as compact JSON with its keys sorted: what
+/// Python's `json.dumps(body, sort_keys=True, separators=(",", ":"))` writes, as the
+/// article's other servers do (servers/). A key row stored by one of them can be
+/// checked by another.
+#[test]
+fn request_hash_is_the_sha256_of_the_compact_json_with_sorted_keys() {
+    assert_eq!(
+        request_hash("{ \"orderId\": 1,\n  \"amount\": 100 }").expect("a valid body hashes"),
+        payment_model::raw_body_hash(r#"{"amount":100,"orderId":1}"#),
+        "the hash is SHA-256 (in hex) of the canonical text {{\"amount\":100,\"orderId\":1}}: \
+         keys sorted, a comma between members, no spacing"
+    );
+    // Stage 12's layer hashes any route's body with it: nested objects and arrays too.
+    assert_eq!(
+        request_hash(r#"{ "b": [1, 2], "a": { "d": 1, "c": [] } }"#).expect("JSON hashes"),
+        payment_model::raw_body_hash(r#"{"a":{"c":[],"d":1},"b":[1,2]}"#),
+        "nested objects have their keys sorted too, and an array keeps its order, with a comma \
+         between items: [1,2] and [12] are not the same body"
+    );
+}
+
+#[test]
+fn request_hash_differs_for_another_order() {
+    assert_ne!(
+        request_hash(r#"{"orderId":1,"amount":100}"#).expect("a valid body hashes"),
+        request_hash(r#"{"orderId":2,"amount":100}"#).expect("a valid body hashes"),
+        "another order is another request: every field of the body goes into the hash"
     );
 }
 
@@ -85,6 +115,38 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
     );
 }
 // ANCHOR_END: other_body
+
+// ANCHOR: other_order
+/// The same key and amount for another order: a client that reused its key by
+/// mistake. Replaying order 1's 201 would tell it order 2 was paid.
+#[tokio::test]
+async fn the_same_key_for_another_order_is_refused_with_422() {
+    let db = TestDb::create(reference_schema()).await;
+    let pool = db.pool(PoolSize::of(2));
+    let first = create_payment(&pool, "key-1", &body_for(1, 100))
+        .await
+        .expect("the first request pays");
+    let other = create_payment(&pool, "key-1", &body_for(2, 100))
+        .await
+        .expect("the second request is answered");
+    assert!(
+        first.status == 201,
+        "the first request should be answered 201: it was answered {}",
+        first.status
+    );
+    assert_eq!(
+        other.status, 422,
+        "the key was used for order 1 and is now sent for order 2, with the same amount: \
+         that is another request, so 422; a replay would tell the client order 2 was paid \
+         (hash every field of the body, not only the amount). Got {other:?}"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
+}
+// ANCHOR_END: other_order
 
 #[rstest]
 #[case::other_key_order(r#"{"amount":100,"orderId":1}"#)]

@@ -189,3 +189,61 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
     );
 }
 // ANCHOR_END: lock_timeout_restored
+
+// ANCHOR: rolled_back_on_return
+/// The database refuses the payment after the key was reserved. When
+/// `create_payment` returns its error (the route's 500), its transaction must be
+/// over, and the key free for a retry sent at once.
+#[tokio::test]
+async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
+    let db = TestDb::create(reference_schema()).await;
+    let body = PaymentRequest {
+        order_id: 13,
+        amount: 100,
+    }
+    .to_body();
+
+    let seen = harness::failed_payment_as_it_returns(&db, async |pool| {
+        create_payment(pool, "key-13", &body).await
+    })
+    .await;
+
+    assert!(
+        seen.failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {:?}",
+        seen.failed
+    );
+    assert!(
+        seen.in_a_transaction() == 0,
+        "create_payment returned its error while its transaction was still open (the \
+         sessions: {:?}). Dropping `tx` only queues the ROLLBACK, sent when the connection goes \
+         back to the pool; until then the key stays locked, and a retry sent at once waits on \
+         it, or is told 409. Roll back before returning the error. Run `cargo workbook hint 5`.",
+        seen.sessions
+    );
+}
+// ANCHOR_END: rolled_back_on_return
+
+/// The database refuses to store keys: the reserving INSERT fails with an error
+/// that is not a lock timeout. That is an error (the route's 500, "outcome
+/// unknown"), not a 409: no request with the key is in flight, and a client told
+/// "in flight, retry later" would be told so again at every retry.
+#[tokio::test]
+async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
+    let db = TestDb::create(reference_schema()).await;
+    harness::refuse_keys(&db).await;
+    let pool = db.pool(PoolSize::of(2));
+    let body = PaymentRequest {
+        order_id: 1,
+        amount: 100,
+    }
+    .to_body();
+
+    let result = create_payment(&pool, "key-1", &body).await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
+        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
+         error of the reserving INSERT is returned as an error, not answered 409: {result:?}"
+    );
+}

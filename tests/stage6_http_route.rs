@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use harness::{Answer, Call, PoolSize, TestDb, fire_concurrently, reference_schema};
 use rstest::rstest;
@@ -72,6 +73,46 @@ async fn a_repeat_replays_the_stored_status_and_body() {
     );
 }
 
+/// In an sf-string, `\"` and `\\` are a quote and a backslash of the key: the key
+/// stored is the text they spell.
+#[tokio::test]
+async fn a_quoted_key_is_stored_unescaped() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let answer = post(addr, Some(r#""k\"1\\2""#), BODY).await;
+    assert_eq!(answer.status, 201, "{answer:?}");
+    let stored = db
+        .count(r#"SELECT count(*) FROM idempotency_keys WHERE key = 'k"1\2'"#)
+        .await;
+    assert!(
+        stored == 1,
+        "Idempotency-Key: \"k\\\"1\\\\2\" is the key k\"1\\2 (the escapes undone): no key row \
+         holds that text"
+    );
+}
+
+#[tokio::test]
+async fn different_keys_make_different_payments() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let a = post(addr, Some("key-a"), BODY).await;
+    let b = post(addr, Some("key-b"), BODY).await;
+    assert!(
+        (a.status, b.status) == (201, 201),
+        "each key's first request pays: {a:?}, {b:?}"
+    );
+    assert_ne!(
+        a.body["id"], b.body["id"],
+        "two keys are two payments, even with the same body: the route must pass each request's \
+         own key to create_payment"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
+}
+
 #[tokio::test]
 async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
     let db = TestDb::create(reference_schema()).await;
@@ -102,6 +143,15 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
 #[case::key_too_long(Some(LONG_KEY.as_str()), BODY, 400, "idempotency-key-too-long")]
 #[case::unterminated_quote(Some("\"key-1"), BODY, 400, "idempotency-key-malformed")]
 #[case::key_with_a_parameter(Some("\"key-1\";p=1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_space(Some("key 1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_quote(Some("key\"1"), BODY, 400, "idempotency-key-malformed")]
+#[case::bare_key_with_a_backslash(Some("key\\1"), BODY, 400, "idempotency-key-malformed")]
+#[case::quoted_key_with_an_unknown_escape(
+    Some(r#""key\x1""#),
+    BODY,
+    400,
+    "idempotency-key-malformed"
+)]
 #[case::not_json(Some("key-1"), "amount=100", 400, "invalid-body")]
 #[case::missing_field(Some("key-1"), r#"{"orderId":1}"#, 400, "invalid-body")]
 #[case::zero_amount(Some("key-1"), r#"{"orderId":1,"amount":0}"#, 400, "invalid-body")]
@@ -254,6 +304,64 @@ async fn a_body_over_the_limit_is_a_413_problem_and_touches_nothing() {
     );
     assert_eq!(db.payment_count().await, 0, "nothing was paid");
 }
+
+// ANCHOR: stalled_body
+/// A client sends its head and the first KB of a 5 MB body, then nothing more:
+/// stuck, or hostile (300 such connections would each hold a task and a socket).
+/// The route waits for a body at most `stage6::BODY_READ_TIMEOUT`, then answers
+/// 408, closes the connection, and has stored nothing.
+#[tokio::test]
+async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve(&db).await;
+    let bound = stage6::BODY_READ_TIMEOUT + Duration::from_secs(5);
+    let headers = [
+        ("idempotency-key", "key-1"),
+        ("content-type", "application/json"),
+    ];
+    let stalled =
+        harness::post_a_body_that_stops(addr, "/payments", &headers, 5 << 20, 1024, bound).await;
+
+    let Some(answer) = &stalled.answer else {
+        panic!(
+            "no answer {bound:?} after the body stopped arriving (connection closed: {}): the \
+             route waits for the rest of the body for ever. Bound the body's read \
+             (stage6::BODY_READ_TIMEOUT)",
+            stalled.closed
+        )
+    };
+    assert_eq!(
+        answer.status, 408,
+        "a body that stops arriving is a 408 Request Timeout: {answer:?}"
+    );
+    assert!(
+        answer.content_type == "application/problem+json",
+        "the answer's content type should be \"application/problem+json\": it is {:?}",
+        answer.content_type
+    );
+    assert_problem_type(&answer.body, "body-timeout");
+    assert!(
+        stalled.closed && stalled.connection.as_deref() == Some("close"),
+        "the rest of the body may still come, and the next request could not be told from it: \
+         the answer says `Connection: close` and the server closes (closed: {}, Connection: {:?})",
+        stalled.closed,
+        stalled.connection
+    );
+    let least = stage6::BODY_READ_TIMEOUT - Duration::from_millis(250);
+    assert!(
+        stalled.after >= least,
+        "answered {:?} after the body stopped: before the client had its {:?} to send it",
+        stalled.after,
+        stage6::BODY_READ_TIMEOUT
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+// ANCHOR_END: stalled_body
 
 #[tokio::test]
 async fn another_method_is_a_405_problem_that_says_post() {

@@ -1,14 +1,16 @@
 //! Stage 7: the retrying client, through a proxy that breaks the network on cue.
 //! In every case: exactly one payment, and the client ends with the 201 the server
-//! produced for the first try that reached it.
+//! produced for the first try that reached it; also when the client gives up and
+//! is called again, and when its process starts again and reads the key it kept
+//! with the order.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use harness::proxy::{Fault, FaultyProxy};
-use harness::{PoolSize, TestDb, reference_schema};
+use harness::{Call, PaymentGate, PoolSize, Schema, TestDb, reference_schema};
 use rstest::rstest;
-use stage7::{PayError, PaymentsClient, RetryPolicy};
+use stage7::{PayError, Payment, PaymentsClient, RetryPolicy};
 
 /// Short delays and a short timeout: the tests exercise the retries, not patience.
 const POLICY: RetryPolicy = RetryPolicy {
@@ -21,13 +23,18 @@ const POLICY: RetryPolicy = RetryPolicy {
 
 /// Stage 6's server, behind a fresh fault-injecting proxy.
 async fn server_behind_proxy(db: &TestDb) -> FaultyProxy {
+    FaultyProxy::start(server(db).await).await
+}
+
+/// Stage 6's server, on an ephemeral port of 127.0.0.1.
+async fn server(db: &TestDb) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a free port on 127.0.0.1");
     let server: SocketAddr = listener.local_addr().expect("the listener has an address");
     let router = stage6::router(db.pool(PoolSize::of(10)));
     tokio::spawn(async move { stage6::serve(listener, router).await });
-    FaultyProxy::start(server).await
+    server
 }
 
 fn client(proxy: &FaultyProxy) -> PaymentsClient {
@@ -50,7 +57,13 @@ async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: F
     let proxy = server_behind_proxy(&db).await;
     proxy.inject([fault]);
 
-    let reply = harness::within(Duration::from_secs(20), "pay()", client(&proxy).pay(1, 100)).await;
+    let payment = Payment::new(1, 100);
+    let reply = harness::within(
+        Duration::from_secs(20),
+        "pay()",
+        client(&proxy).pay(&payment),
+    )
+    .await;
 
     let exchanges = proxy.exchanges();
     let reply =
@@ -74,8 +87,10 @@ async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: F
         .map(|e| e.idempotency_key.clone())
         .collect();
     assert!(
-        keys[0].is_some() && keys.iter().all(|k| k == &keys[0]),
-        "every try must send the same Idempotency-Key, made once before the first try: {keys:?}"
+        keys.iter()
+            .all(|k| k.as_deref() == Some(payment.key.as_str())),
+        "every try must send the payment's Idempotency-Key, {:?}: {keys:?}",
+        payment.key
     );
     // The answer the server produced the first time it saw the request, whether or
     // not that answer reached the client.
@@ -98,7 +113,7 @@ async fn a_refusal_is_not_retried() {
     let db = TestDb::create(reference_schema()).await;
     let proxy = server_behind_proxy(&db).await;
     let reply = client(&proxy)
-        .pay(1, 0)
+        .pay(&Payment::new(1, 0))
         .await
         .expect("a refusal is an answer");
     assert_eq!(reply.status, 400, "an amount of 0 is refused: {reply:?}");
@@ -114,10 +129,11 @@ async fn the_client_gives_up_after_four_tries() {
     let db = TestDb::create(reference_schema()).await;
     let proxy = server_behind_proxy(&db).await;
     proxy.inject([Fault::DropRequest; 5]);
-    let result = client(&proxy).pay(1, 100).await;
+    let payment = Payment::new(1, 100);
+    let result = client(&proxy).pay(&payment).await;
     assert!(
-        matches!(result, Err(PayError::GaveUp { attempts: 4, .. })),
-        "{result:?}"
+        matches!(&result, Err(PayError::GaveUp { attempts: 4, key, .. }) if *key == payment.key),
+        "4 tries, then GaveUp with the payment's key: {result:?}"
     );
     assert_eq!(
         proxy.exchanges().len(),
@@ -136,11 +152,17 @@ async fn two_payments_are_two_keys() {
     let db = TestDb::create(reference_schema()).await;
     let proxy = server_behind_proxy(&db).await;
     let client = client(&proxy);
-    let first = client.pay(1, 100).await.expect("the first payment");
-    let second = client.pay(1, 100).await.expect("the second payment");
+    let first = client
+        .pay(&Payment::new(1, 100))
+        .await
+        .expect("the first payment");
+    let second = client
+        .pay(&Payment::new(1, 100))
+        .await
+        .expect("the second payment");
     assert_ne!(
         first.body["id"], second.body["id"],
-        "each call of pay() is a new operation with a key of its own"
+        "each Payment::new is a new operation with a key of its own"
     );
     let made = db.payment_count().await;
     assert!(
@@ -165,7 +187,13 @@ async fn a_408_or_429_is_retried_into_exactly_one_payment(#[case] fault: Fault) 
     proxy.inject([fault]);
 
     // An hour asked for, 200 ms waited: `max_delay` caps it, so this test ends at once.
-    let reply = harness::within(Duration::from_secs(20), "pay()", client(&proxy).pay(1, 100)).await;
+    let payment = Payment::new(1, 100);
+    let reply = harness::within(
+        Duration::from_secs(20),
+        "pay()",
+        client(&proxy).pay(&payment),
+    )
+    .await;
 
     let reply = reply.unwrap_or_else(|e| {
         panic!("{fault:?} means \"not now\": pay() should retry it with the same key: {e}")
@@ -203,10 +231,11 @@ async fn a_wait_that_would_overrun_the_budget_is_not_waited() {
         ..POLICY
     };
 
+    let payment = Payment::new(1, 100);
     let result = harness::within(
         Duration::from_secs(20),
         "pay()",
-        client_with(&proxy, policy).pay(1, 100),
+        client_with(&proxy, policy).pay(&payment),
     )
     .await;
 
@@ -222,3 +251,282 @@ async fn a_wait_that_would_overrun_the_budget_is_not_waited() {
     );
 }
 // ANCHOR_END: come_back_later
+
+/// The answer the server produced the first time a try reached it, whether or not
+/// it reached the client.
+fn first_server_answer(proxy: &FaultyProxy) -> serde_json::Value {
+    let exchanges = proxy.exchanges();
+    let first = exchanges
+        .iter()
+        .find(|e| e.reached_server)
+        .and_then(|e| e.server_body.clone())
+        .unwrap_or_else(|| panic!("no try reached the server: {exchanges:#?}"));
+    serde_json::from_str(&first).expect("the server answers JSON")
+}
+
+/// Whether every try the proxy saw sent `key`.
+fn every_try_sent(proxy: &FaultyProxy, key: &str) -> bool {
+    proxy
+        .exchanges()
+        .iter()
+        .all(|e| e.idempotency_key.as_deref() == Some(key))
+}
+
+// ANCHOR: in_flight
+/// A first request with the payment's key is held in its transaction at the
+/// server (another process of the caller sent it, say). The client's try waits
+/// the server's bounded 250 ms on the key and is told 409: "still in flight,
+/// retry later", which says nothing of the payment. The client retries; the proxy
+/// holds that retry until the first request has committed, and the retry is
+/// played the first request's 201.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered() {
+    let db = TestDb::create(reference_schema()).await;
+    let server = server(&db).await;
+    let proxy = FaultyProxy::start(server).await;
+    let payment = Payment::new(1, 100);
+    let bound = Duration::from_secs(20);
+
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = Call::post(server, "/payments", &payment.request.to_body())
+        .key(Some(&payment.key))
+        .within(bound)
+        .send();
+    let first = tokio::spawn(first);
+    gate.wait_until_held_by(&db, 1, &first).await;
+
+    // The client's first try reaches the server while the key is held; its
+    // second, if it makes one, waits in the proxy.
+    proxy.inject([Fault::Pass, Fault::HoldRequestUntilReleased]);
+    let client = client_with(
+        &proxy,
+        RetryPolicy {
+            timeout: bound,
+            ..POLICY
+        },
+    );
+    let mut paying = tokio::spawn({
+        let payment = payment.clone();
+        async move { client.pay(&payment).await }
+    });
+    let ended_early = harness::within(bound, "the client's second try, or pay() to end", async {
+        tokio::select! {
+            () = proxy.until_held(1) => None,
+            ended = &mut paying => Some(ended),
+        }
+    })
+    .await;
+    gate.open().await;
+    let first = harness::within(bound, "the first request", first)
+        .await
+        .expect("the first request's task does not panic");
+    proxy.release();
+    let paid = match ended_early {
+        Some(ended) => ended,
+        None => harness::within(bound, "pay()", paying).await,
+    };
+    let reply = paid
+        .expect("pay() does not panic")
+        .unwrap_or_else(|e| panic!("pay() should end with the first request's 201: {e}"));
+
+    let exchanges = proxy.exchanges();
+    assert!(
+        exchanges.first().and_then(|e| e.server_status) == Some(409),
+        "the client's first try should have been told 409 (in flight): {exchanges:#?}"
+    );
+    assert!(
+        reply.status == 201 && reply.body == first.body,
+        "a 409 says a request with this key is still in flight: it is no answer about the \
+         payment, and a caller that took it as \"not paid\" would pay again under a new key. \
+         Retry it with the same key, as a 5xx. pay() returned {reply:?}; the first request was \
+         answered {first:?}"
+    );
+    assert!(
+        every_try_sent(&proxy, &payment.key),
+        "every try sends the payment's key: {exchanges:#?}"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
+}
+// ANCHOR_END: in_flight
+
+// ANCHOR: resume
+/// The client gives up with the outcome unknown: its first try's payment
+/// committed and the answer was lost, and its three retries never reached the
+/// server. The caller pays again with the key the error handed back: still one
+/// payment, and the first try's 201.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn after_giving_up_the_caller_pays_again_with_the_same_key_into_one_payment() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([
+        Fault::DropResponse,
+        Fault::DropRequest,
+        Fault::DropRequest,
+        Fault::DropRequest,
+    ]);
+    let client = client(&proxy);
+    let payment = Payment::new(1, 100);
+
+    let gave_up = harness::within(Duration::from_secs(20), "pay()", client.pay(&payment)).await;
+    let error = match gave_up {
+        Err(error @ PayError::GaveUp { attempts: 4, .. }) => error,
+        other => panic!("4 tries without an answer: pay() should give up, got {other:?}"),
+    };
+    assert_eq!(
+        error.key(),
+        payment.key,
+        "the error hands back the payment's key: its outcome is unknown"
+    );
+    let again = Payment::resume(error.key(), 1, 100);
+    let reply = harness::within(Duration::from_secs(20), "pay() again", client.pay(&again))
+        .await
+        .unwrap_or_else(|e| panic!("pay() again should be answered: {e}"));
+
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "the first try paid, and its answer was lost; paid again with the same key, the \
+         payment is replayed, not made again. {made} payments: did pay() make a key of its own \
+         instead of sending the payment's?"
+    );
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert_eq!(
+        reply.body,
+        first_server_answer(&proxy),
+        "the caller ends with the body of the one payment"
+    );
+    assert!(
+        every_try_sent(&proxy, &payment.key),
+        "every try of both calls sends the payment's key: {:#?}",
+        proxy.exchanges()
+    );
+}
+// ANCHOR_END: resume
+
+/// A gateway answers the client with a page of its own after the server paid:
+/// the answer cannot be read, and says nothing of the payment. The error hands
+/// back the key; paid again with it, the payment is replayed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_answer_that_is_not_json_hands_back_the_key_and_paying_again_replays() {
+    let db = TestDb::create(reference_schema()).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([Fault::ReplaceResponseWithHtml]);
+    let client = client(&proxy);
+    let payment = Payment::new(1, 100);
+
+    let unreadable = harness::within(Duration::from_secs(20), "pay()", client.pay(&payment)).await;
+    let error = match unreadable {
+        Err(error @ PayError::NotJson { status: 200, .. }) => error,
+        other => panic!("a 200 with an HTML page is not an answer pay() can read: {other:?}"),
+    };
+    assert_eq!(error.key(), payment.key, "the error hands back the key");
+    let again = Payment::resume(error.key(), 1, 100);
+    let reply = harness::within(Duration::from_secs(20), "pay() again", client.pay(&again))
+        .await
+        .unwrap_or_else(|e| panic!("pay() again should be answered: {e}"));
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert_eq!(reply.body, first_server_answer(&proxy));
+    let made = db.payment_count().await;
+    assert!(
+        made == 1,
+        "1 payment should have been made by now: there are {made}"
+    );
+}
+
+// ANCHOR: keep_the_key
+/// The caller's side: its orders, each with the key of its payment, in the
+/// caller's own database.
+const ORDERS: Schema = Schema::new(
+    "tests/stage7_retrying_client.rs",
+    "CREATE TABLE orders (
+         id BIGINT PRIMARY KEY,
+         amount INT NOT NULL,
+         payment_key TEXT NOT NULL
+     );",
+);
+
+/// Creates order `order_id` and its payment, whose key is stored in the order's
+/// row in the same statement: kept before the first try.
+async fn create_order(orders: &TestDb, order_id: i64, amount: i32) -> Payment {
+    let payment = Payment::new(order_id, amount);
+    let mut conn = orders.connect().await;
+    sqlx::query("INSERT INTO orders (id, amount, payment_key) VALUES ($1, $2, $3)")
+        .bind(order_id)
+        .bind(amount)
+        .bind(&payment.key)
+        .execute(&mut conn)
+        .await
+        .expect("the order is stored");
+    payment
+}
+
+/// The payment of order `order_id`, as a process started again reads it back.
+async fn payment_of(orders: &TestDb, order_id: i64) -> Payment {
+    let mut conn = orders.connect().await;
+    let (amount, key): (i32, String) =
+        sqlx::query_as("SELECT amount, payment_key FROM orders WHERE id = $1")
+            .bind(order_id)
+            .fetch_one(&mut conn)
+            .await
+            .expect("the order is stored");
+    Payment::resume(key, order_id, amount)
+}
+// ANCHOR_END: keep_the_key
+
+// ANCHOR: restart
+/// The first process stores the order with its payment's key, makes one try
+/// (the payment commits, its answer is lost), and dies with everything it held
+/// in memory. A process started again reads the order back and pays it: one
+/// payment, and that payment's 201.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_client_started_again_pays_once_with_the_key_kept_with_the_order() {
+    let db = TestDb::create(reference_schema()).await;
+    let orders = TestDb::create(ORDERS).await;
+    let proxy = server_behind_proxy(&db).await;
+    proxy.inject([Fault::DropResponse]);
+
+    {
+        let payment = create_order(&orders, 1, 100).await;
+        // One try in its policy: the process dies right after it.
+        let dying = client_with(
+            &proxy,
+            RetryPolicy {
+                attempts: 1,
+                ..POLICY
+            },
+        );
+        let died = harness::within(Duration::from_secs(20), "pay()", dying.pay(&payment)).await;
+        assert!(died.is_err(), "the only try's answer was lost: {died:?}");
+    }
+    let payment = payment_of(&orders, 1).await;
+    let restarted = client(&proxy);
+    let reply = harness::within(Duration::from_secs(20), "pay()", restarted.pay(&payment))
+        .await
+        .unwrap_or_else(|e| panic!("the restarted client's pay() should be answered: {e}"));
+
+    let made = db.payment_count().await;
+    harness::observe("stage7.restart", &serde_json::json!({ "payments": made }));
+    assert!(
+        made == 1,
+        "the first process paid the order, and died before it could read the answer. The \
+         process started again must send the key kept with the order, and be played that \
+         payment's 201; {made} payments were made: did pay() make a key of its own, which \
+         died with the first process?"
+    );
+    assert_eq!(reply.status, 201, "{reply:?}");
+    assert_eq!(
+        reply.body,
+        first_server_answer(&proxy),
+        "the restarted client ends with the body of the one payment"
+    );
+    assert!(
+        every_try_sent(&proxy, &payment.key),
+        "every try of both processes sends the key kept with the order: {:#?}",
+        proxy.exchanges()
+    );
+}
+// ANCHOR_END: restart

@@ -143,6 +143,40 @@ async fn a_body_over_the_limit_is_a_413_problem_and_stores_nothing() {
     assert_eq!(db.payment_count().await, 0, "nothing was paid");
 }
 
+/// Stage 6's bound on reading a body, on this stage's route too: a known client's
+/// request whose body stops arriving is answered 408 and stores nothing.
+#[tokio::test]
+async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
+    let (db, addr) = started(config(), PoolSize::of(10)).await;
+    let bound = stage6::BODY_READ_TIMEOUT + Duration::from_secs(5);
+    let headers = [
+        ("authorization", "Bearer token-of-a"),
+        ("idempotency-key", "key-1"),
+        ("content-type", "application/json"),
+    ];
+    let stalled =
+        harness::post_a_body_that_stops(addr, "/payments", &headers, 5 << 20, 1024, bound).await;
+    let Some(answer) = &stalled.answer else {
+        panic!("no answer {bound:?} after the body stopped arriving: the route waits for ever")
+    };
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert_eq!(
+        answer.body["type"],
+        format!("{}body-timeout", payment_model::PROBLEM_BASE),
+        "the problem type says what was wrong: {answer:?}"
+    );
+    assert!(
+        stalled.closed,
+        "the server closes the connection after a 408"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotency_keys").await,
+        0,
+        "no key was stored"
+    );
+    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+}
+
 // ANCHOR: two_clients
 #[tokio::test]
 async fn the_same_key_from_two_clients_makes_two_payments() {
@@ -404,3 +438,133 @@ async fn with_one_attempt_serializable_isolation_fails_every_waiting_duplicate_w
     );
 }
 // ANCHOR_END: serializable
+
+// ANCHOR: rolled_back_on_return
+/// The database refuses client A's payment after its key was reserved. When
+/// `create_payment` returns its error (the route's 500), its transaction must be
+/// over, and the key free for a retry sent at once (stage 5).
+#[tokio::test]
+async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = stage8::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    );
+    let body = r#"{"orderId":13,"amount":100}"#;
+
+    let seen = harness::failed_payment_as_it_returns(&db, async |pool| {
+        stage8::create_payment(pool, a, "key-13", body, &config()).await
+    })
+    .await;
+
+    assert!(
+        seen.failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {:?}",
+        seen.failed
+    );
+    assert!(
+        seen.in_a_transaction() == 0,
+        "create_payment returned its error while its transaction was still open (the \
+         sessions: {:?}). Dropping `tx` (`?`) only queues the ROLLBACK, sent when the \
+         connection goes back to the pool; until then the key stays locked. Roll back before \
+         returning the error, as stage 5 does.",
+        seen.sessions
+    );
+}
+// ANCHOR_END: rolled_back_on_return
+
+// ANCHOR: default_settings
+/// The route `cargo workbook api --stage 8` serves: `stage8::router`, with the
+/// default settings. A's first request is held in its payment (the harness's
+/// gate); its duplicate waits the default 250 ms on the key, and is told 409,
+/// "retry later", with `Retry-After`, instead of a 500 or a wait without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let addr = serve(stage8::router(db.pool(PoolSize::of(10)))).await;
+    let gate = harness::PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post(addr, A, Some("key-1"), BODY));
+    gate.wait_until_held_by(&db, 1, &first).await;
+
+    let duplicate = Call::post(addr, "/payments", BODY)
+        .authorization(A)
+        .key(Some("key-1"))
+        .within(Duration::from_secs(10))
+        .send()
+        .await;
+    gate.open().await;
+    let first = harness::within(Duration::from_secs(10), "the first request", first)
+        .await
+        .expect("the first request's task ends");
+
+    assert_eq!(
+        duplicate.status, 409,
+        "a duplicate of a request still in flight waits the bounded 250 ms on the key, then \
+         is told 409 (the key's lock timed out: SQLSTATE 55P03): {duplicate:?}"
+    );
+    assert_eq!(
+        duplicate.body["type"],
+        format!("{}request-in-flight", payment_model::PROBLEM_BASE),
+        "{duplicate:?}"
+    );
+    assert_eq!(
+        first.status, 201,
+        "the first request pays once let go: {first:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "one payment");
+}
+// ANCHOR_END: default_settings
+
+// ANCHOR: bounded_retry
+/// A transaction that fails with a serialization failure is run again, at most
+/// `config.attempts` times in all; one that fails with any other error is not run
+/// again. The database refuses the payment for order 13, every time, with the
+/// given SQLSTATE, and counts the runs (`harness::refuse_order_13`).
+#[rstest]
+#[case::a_serialization_failure("40001", 3)]
+#[case::another_error("P0001", 1)]
+#[tokio::test]
+async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attempts(
+    #[case] sqlstate: &str,
+    #[case] runs: i64,
+) {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = stage8::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    );
+    harness::refuse_order_13(&db, sqlstate).await;
+    let pool = db.pool(PoolSize::of(2));
+    let config = stage8::Config {
+        attempts: 3,
+        ..config()
+    };
+
+    let result = harness::within(
+        Duration::from_secs(20),
+        "create_payment",
+        stage8::create_payment(
+            &pool,
+            a,
+            "key-13",
+            r#"{"orderId":13,"amount":100}"#,
+            &config,
+        ),
+    )
+    .await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
+        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+    );
+    let ran = harness::refused_payments(&db).await;
+    assert!(
+        ran == runs,
+        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (config.attempts is \
+         3; only 40001 and 40P01 are run again), it ran {ran} time(s)"
+    );
+}
+// ANCHOR_END: bounded_retry

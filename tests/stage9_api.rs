@@ -24,7 +24,11 @@ pub fn api() -> api_server::Api {
         token: Some(api_server::TOKEN),
         router: |pool| stage9::router_with(pool, stage9::Config::default()),
         background: Some(api_server::Background {
-            start: |pool| Box::new(stage9::spawn_reaper(pool, stage9::Config::default())),
+            start: |pool| match stage9::spawn_reaper(pool, stage9::Config::default()) {
+                Ok(reaper) => Box::new(reaper),
+                // The default settings are valid: stage 9's tests check them.
+                Err(e) => panic!("stage 9's default settings: {e}"),
+            },
             describe: || {
                 let config = stage9::Config::default();
                 format!(

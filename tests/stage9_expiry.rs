@@ -307,7 +307,7 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
                 reaped += stage9::reap_expired_keys(&pool, &config()).await?.keys;
                 runs.fetch_add(1, Ordering::SeqCst);
             }
-            Ok::<u64, sqlx::Error>(reaped)
+            Ok::<u64, stage9::ReapError>(reaped)
         })
     };
     // Two whole runs of the reaper while all 20 requests are in flight.
@@ -371,7 +371,8 @@ async fn the_background_reaper_empties_the_expired_keys() {
             reap_every: Duration::from_millis(10),
             ..config()
         },
-    );
+    )
+    .expect("the reaper's settings are valid");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let left = db.count("SELECT count(*) FROM idempotency_keys").await;
@@ -432,4 +433,278 @@ async fn the_api_serves_the_route_with_the_background_reaper_beside_it() {
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// Client A's id, for the tests that call `create_payment` themselves.
+async fn client_a(db: &TestDb) -> stage9::ClientId {
+    stage9::ClientId(
+        db.count("SELECT id FROM clients WHERE name = 'client-a'")
+            .await,
+    )
+}
+
+// ANCHOR: reaped_mid_request
+/// A repeat finds its key inside the window (its INSERT does nothing); before it
+/// reads the stored answer, the key expires and the reaper deletes it. The
+/// attempt committed nothing and found nothing to replay: it runs again, and the
+/// key, expired and gone, is a new key that pays.
+///
+/// The interleaving is forced with locks: the test holds the key's row, so the
+/// repeat's INSERT waits; a stand-in for the reaper asks for the whole table, so
+/// it gets it as soon as the repeat's transaction ends, and the repeat's read
+/// waits behind it; the stand-in then deletes the key and commits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_reaped_between_the_reservation_and_the_read_is_paid_as_a_new_key() {
+    use sqlx::Executor;
+
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    let pool = db.pool(PoolSize::of(2));
+    let first = stage9::create_payment(&pool, a, "order-1", BODY, &config())
+        .await
+        .expect("the first request pays");
+
+    let mut holder = db.connect().await;
+    holder
+        .execute("BEGIN; SELECT 1 FROM idempotency_keys WHERE key = 'order-1' FOR UPDATE")
+        .await
+        .expect("the test holds the key's row");
+    let repeat = tokio::spawn({
+        let pool = pool.clone();
+        async move { stage9::create_payment(&pool, a, "order-1", BODY, &config()).await }
+    });
+    wait_for_lock_waiters(&db, 1).await;
+
+    let mut reaper = db.connect().await;
+    reaper.execute("BEGIN").await.expect("BEGIN");
+    let table_taken = tokio::spawn(async move {
+        reaper
+            .execute("LOCK TABLE idempotency_keys IN ACCESS EXCLUSIVE MODE")
+            .await
+            .expect("the stand-in for the reaper takes the table");
+        reaper
+    });
+    harness::wait_for_table_lock_waiters(&db, 1).await;
+    holder.execute("COMMIT").await.expect("COMMIT");
+    let mut reaper = within(Duration::from_secs(10), "the table's lock", table_taken)
+        .await
+        .expect("the stand-in's task ends");
+    // The repeat's transaction is over (it found the key inside the window); its
+    // read of the stored answer now waits behind the stand-in.
+    harness::wait_for_table_lock_waiters(&db, 1).await;
+    reaper
+        .execute("DELETE FROM idempotency_keys WHERE key = 'order-1'; COMMIT")
+        .await
+        .expect("the stand-in reaps the key");
+
+    let repeat = within(Duration::from_secs(10), "the repeat", repeat)
+        .await
+        .expect("the repeat's task ends");
+    let repeat = repeat.unwrap_or_else(|e| {
+        panic!(
+            "the key was reaped between the repeat's INSERT and its read of the answer: that \
+             attempt committed nothing, so it is run again, and the key, gone, is a new key. \
+             create_payment returned {e}"
+        )
+    });
+    assert_eq!(
+        (repeat.reply.status, repeat.replayed),
+        (201, false),
+        "{repeat:?}"
+    );
+    assert_ne!(
+        repeat.reply.payment_id(),
+        first.reply.payment_id(),
+        "a new payment: the key had expired"
+    );
+    let made = db.payment_count().await;
+    assert!(
+        made == 2,
+        "2 payments should have been made by now: there are {made}"
+    );
+}
+// ANCHOR_END: reaped_mid_request
+
+/// As in stages 5 and 8: when `create_payment` returns its error, its transaction
+/// is over and the key free.
+#[tokio::test]
+async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    let body = r#"{"orderId":13,"amount":100}"#;
+
+    let seen = harness::failed_payment_as_it_returns(&db, async |pool| {
+        stage9::create_payment(pool, a, "key-13", body, &config()).await
+    })
+    .await;
+
+    assert!(
+        seen.failed.is_err(),
+        "the payment INSERT fails, so create_payment fails: {:?}",
+        seen.failed
+    );
+    assert!(
+        seen.in_a_transaction() == 0,
+        "create_payment returned its error while its transaction was still open (the \
+         sessions: {:?}): the key stays locked until sqlx sends the queued ROLLBACK. Roll back \
+         before returning the error.",
+        seen.sessions
+    );
+}
+
+// ANCHOR: config
+/// A batch of 0 keys deletes nothing and is never "not full": the reaper would
+/// loop for ever. A negative one is a LIMIT PostgreSQL refuses. Both are refused
+/// before the reaper touches the database, and so is a retention of zero.
+#[rstest::rstest]
+#[case::a_batch_of_none(stage9::Config { reap_batch: 0, ..config() })]
+#[case::a_negative_batch(stage9::Config { reap_batch: -1, ..config() })]
+#[case::no_retention(stage9::Config { retention: Duration::ZERO, ..config() })]
+#[tokio::test]
+async fn the_reaper_refuses_settings_it_cannot_work_with(#[case] settings: stage9::Config) {
+    let db = TestDb::create(schema()).await;
+    let pool = db.pool(PoolSize::of(1));
+    let refused = within(
+        Duration::from_secs(5),
+        "the reaper, with settings it cannot work with",
+        stage9::reap_expired_keys(&pool, &settings),
+    )
+    .await;
+    let expected = settings
+        .validate()
+        .expect_err("these settings are not valid");
+    assert!(
+        matches!(&refused, Err(stage9::ReapError::Config(why)) if *why == expected),
+        "{settings:?}: the reaper should refuse them with {expected:?}, before it deletes \
+         anything; it returned {refused:?}"
+    );
+    assert!(
+        matches!(stage9::spawn_reaper(pool, settings), Err(why) if why == expected),
+        "{settings:?}: the background reaper is refused at its start, not at each run"
+    );
+}
+
+#[test]
+fn the_default_and_the_smallest_settings_are_valid() {
+    assert_eq!(stage9::Config::default().validate(), Ok(()));
+    let smallest = stage9::Config {
+        reap_batch: 1,
+        retention: Duration::from_millis(1),
+        ..stage9::Config::default()
+    };
+    assert_eq!(
+        smallest.validate(),
+        Ok(()),
+        "a batch of 1 key and a retention of 1 ms are slow and short, not wrong"
+    );
+}
+// ANCHOR_END: config
+
+// ANCHOR: bounded_retry
+/// As in stage 8: a serialization failure is run again, at most
+/// `config.route.attempts` times in all; any other error (but a key reaped
+/// mid-request) is not run again. The database refuses the payment for order 13,
+/// every time, with the given SQLSTATE, and counts the runs
+/// (`harness::refuse_order_13`).
+#[rstest::rstest]
+#[case::a_serialization_failure("40001", 3)]
+#[case::another_error("P0001", 1)]
+#[tokio::test]
+async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attempts(
+    #[case] sqlstate: &str,
+    #[case] runs: i64,
+) {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let a = client_a(&db).await;
+    harness::refuse_order_13(&db, sqlstate).await;
+    let pool = db.pool(PoolSize::of(2));
+    let mut settings = config();
+    settings.route.attempts = 3;
+
+    let result = within(
+        Duration::from_secs(20),
+        "create_payment",
+        stage9::create_payment(
+            &pool,
+            a,
+            "key-13",
+            r#"{"orderId":13,"amount":100}"#,
+            &settings,
+        ),
+    )
+    .await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
+        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+    );
+    let ran = harness::refused_payments(&db).await;
+    assert!(
+        ran == runs,
+        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (attempts is 3; \
+         only a serialization failure, or a key reaped mid-request, is run again), it ran \
+         {ran} time(s)"
+    );
+}
+// ANCHOR_END: bounded_retry
+
+// ANCHOR: default_settings
+/// The route `cargo workbook api --stage 9` serves, with the default settings: a
+/// duplicate of a request in flight waits the bounded 250 ms on the key, and is
+/// told 409, "retry later" (stage 5's answer, kept by stages 8 and 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    let router = stage9::router_with(db.pool(PoolSize::of(10)), stage9::Config::default());
+    let addr = harness::serve(|listener| stage9::serve(listener, router)).await;
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(post_as_a(addr, "order-1"));
+    until_held(&db, &first).await;
+
+    let duplicate = Call::post(addr, "/payments", BODY)
+        .authorization(Some("Bearer token-of-a"))
+        .key(Some("order-1"))
+        .within(Duration::from_secs(10))
+        .send()
+        .await;
+    gate.open().await;
+    let first = within(Duration::from_secs(10), "the first request", first)
+        .await
+        .expect("the first request's task ends");
+
+    assert_eq!(
+        duplicate.status, 409,
+        "a duplicate of a request still in flight is told 409 once the key's lock times out \
+         (SQLSTATE 55P03): {duplicate:?}"
+    );
+    assert_eq!(
+        first.status, 201,
+        "the first request pays once let go: {first:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "one payment");
+}
+// ANCHOR_END: default_settings
+
+/// The database refuses to store keys: the reservation fails with an error that
+/// is not a lock timeout. That is an error (the route's 500), not a 409: no
+/// request with the key is in flight.
+#[tokio::test]
+async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    harness::refuse_keys(&db).await;
+    let a = client_a(&db).await;
+    let pool = db.pool(PoolSize::of(2));
+
+    let result = stage9::create_payment(&pool, a, "order-1", BODY, &config()).await;
+
+    assert!(
+        matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
+        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
+         error of the reservation is returned as an error, not answered 409: {result:?}"
+    );
 }

@@ -3,7 +3,9 @@
 //! It forwards one request per connection (it asks the server to close after the
 //! answer, so every retry comes in on a connection of its own) and, on cue, breaks
 //! an exchange the way a network does: the request never arrives, the answer is
-//! lost after the server committed, or the answer comes too late.
+//! lost after the server committed, or the answer comes too late; or it holds a
+//! request until the test lets it go, so a retry reaches the server exactly when
+//! the test wants.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -12,6 +14,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
 /// What the proxy does to one exchange.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +36,13 @@ pub enum Fault {
     /// Answers `429 Too Many Requests` itself, without forwarding, with this
     /// `Retry-After` value (delay-seconds or an HTTP-date).
     Answer429 { retry_after: &'static str },
+    /// Forwards the request, reads the server's whole answer (so the server has
+    /// committed), then answers the client `200 OK` with an HTML page instead, as
+    /// a misconfigured gateway or a captive portal does.
+    ReplaceResponseWithHtml,
+    /// Reads the request and holds it, unsent, until [`FaultyProxy::release`]
+    /// (at most 10 s); then forwards it as [`Fault::Pass`] does.
+    HoldRequestUntilReleased,
 }
 
 /// One exchange as the proxy saw it.
@@ -51,6 +61,15 @@ pub struct FaultyProxy {
     addr: SocketAddr,
     faults: Arc<Mutex<VecDeque<Fault>>>,
     exchanges: Arc<Mutex<Vec<Exchange>>>,
+    gate: Arc<Gate>,
+}
+
+/// Where [`Fault::HoldRequestUntilReleased`] waits: how many requests are held
+/// now, and whether the test let them go.
+#[derive(Default)]
+struct Gate {
+    held: watch::Sender<usize>,
+    released: watch::Sender<bool>,
 }
 
 /// No exchange waits longer than this for a peer.
@@ -75,8 +94,10 @@ impl FaultyProxy {
             addr,
             faults: Arc::default(),
             exchanges: Arc::default(),
+            gate: Arc::default(),
         };
         let (faults, exchanges) = (proxy.faults.clone(), proxy.exchanges.clone());
+        let gate = proxy.gate.clone();
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let fault = faults
@@ -84,8 +105,8 @@ impl FaultyProxy {
                     .ok()
                     .and_then(|mut f| f.pop_front())
                     .unwrap_or(Fault::Pass);
-                let exchanges = exchanges.clone();
-                tokio::spawn(relay(client, upstream, fault, exchanges));
+                let (exchanges, gate) = (exchanges.clone(), gate.clone());
+                tokio::spawn(relay(client, upstream, fault, exchanges, gate));
             }
         });
         Ok(proxy)
@@ -101,6 +122,18 @@ impl FaultyProxy {
         if let Ok(mut queue) = self.faults.lock() {
             queue.extend(faults);
         }
+    }
+
+    /// Returns once [`Fault::HoldRequestUntilReleased`] holds `n` requests at
+    /// the same time (bound it: it waits for as long as none come).
+    pub async fn until_held(&self, n: usize) {
+        let mut held = self.gate.held.subscribe();
+        let _ = held.wait_for(|held| *held >= n).await;
+    }
+
+    /// Lets every held request go on to the server, and any held later.
+    pub fn release(&self) {
+        self.gate.released.send_replace(true);
     }
 
     /// Every finished exchange so far, in the order they ended.
@@ -120,6 +153,7 @@ async fn relay(
     upstream: SocketAddr,
     fault: Fault,
     exchanges: Arc<Mutex<Vec<Exchange>>>,
+    gate: Arc<Gate>,
 ) {
     let record = |exchange: Exchange| {
         if let Ok(mut all) = exchanges.lock() {
@@ -151,6 +185,12 @@ async fn relay(
             .await;
         return;
     }
+    if fault == Fault::HoldRequestUntilReleased {
+        let mut released = gate.released.subscribe();
+        gate.held.send_modify(|held| *held += 1);
+        let _ = tokio::time::timeout(PEER_BOUND, released.wait_for(|go| *go)).await;
+        gate.held.send_modify(|held| *held -= 1);
+    }
     let Some(answer) = forward(&request, upstream).await else {
         return record(exchange);
     };
@@ -159,6 +199,10 @@ async fn relay(
     record(exchange);
     match fault {
         Fault::DropResponse => {}
+        Fault::ReplaceResponseWithHtml => {
+            let _ = client.write_all(HTML_PAGE.as_bytes()).await;
+            let _ = client.shutdown().await;
+        }
         Fault::HoldResponseUntilClientGivesUp => {
             // The client's timeout closes its end; a read then returns 0 or fails.
             let mut scratch = [0u8; 64];
@@ -170,6 +214,10 @@ async fn relay(
         }
     }
 }
+
+/// What [`Fault::ReplaceResponseWithHtml`] answers instead of the server.
+const HTML_PAGE: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 48\r\n\
+     connection: close\r\n\r\n<html><body>Welcome to the network</body></html>";
 
 /// An answer the proxy makes itself, as a problem body, on a connection it closes.
 fn own_answer_bytes(status: u16, reason: &str, retry_after: Option<&str>) -> Vec<u8> {

@@ -9,8 +9,12 @@ use std::time::Duration;
 use clap::builder::styling::Style;
 use clap::builder::{PossibleValue, StyledStr};
 
+use crate::catalogue::CheckId;
+use crate::error::ProbeError;
+use crate::options::Options;
 use crate::options::defaults;
-use crate::{CheckId, Options, Outcome, ProbeError, Report};
+use crate::outcome::Outcome;
+use crate::results::Report;
 
 /// Help text that shows the body's placeholder `{n}` as written. clap turns
 /// every `{n}` of a help text into a line break, whatever its source. Set in

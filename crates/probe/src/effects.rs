@@ -2,7 +2,7 @@
 //! Behind the `postgres` feature (on in the workbook), so that the probe alone
 //! builds without a database driver.
 
-use crate::ProbeError;
+use crate::error::ProbeError;
 
 #[cfg(feature = "postgres")]
 pub struct Effects {

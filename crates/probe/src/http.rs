@@ -91,7 +91,7 @@ pub fn excerpt(text: &str, max: usize) -> String {
 pub enum NoAnswer {
     Connect(String),
     /// The bound, in milliseconds.
-    Timeout(#[serde(serialize_with = "crate::as_millis")] Duration),
+    Timeout(#[serde(serialize_with = "as_millis")] Duration),
     Closed,
     Malformed(String),
 }
@@ -331,6 +331,11 @@ pub fn dechunk(mut rest: &[u8]) -> Vec<u8> {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A duration as the reports write it: whole milliseconds.
+pub(crate) fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

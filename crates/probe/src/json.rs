@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
+use crate::error::ProbeError;
+use crate::results::{CheckResult, Report, Seen};
 use crate::words::{self, Said};
-use crate::{CheckResult, ProbeError, Report, Seen};
 
 /// The schema's version: raised when a field is removed or changes meaning or type;
 /// a field added leaves it as it is.

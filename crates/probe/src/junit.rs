@@ -18,9 +18,11 @@
 
 use std::fmt::Write;
 
+use crate::error::ProbeError;
+use crate::outcome::Verdict;
 use crate::profile::Profile;
+use crate::results::{CheckResult, Report};
 use crate::words::{self, Said};
-use crate::{CheckResult, ProbeError, Report, Verdict};
 
 /// The report of a run; warnings are failures when `warnings_fail`.
 pub fn report(report: &Report, warnings_fail: bool) -> String {

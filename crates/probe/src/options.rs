@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use crate::ProbeError;
+use crate::catalogue::CheckId;
+use crate::error::ProbeError;
 
 /// The defaults: the workbook's API. [`Options::new`] and the command line's
 /// flags both take them from here.
@@ -57,7 +58,7 @@ pub struct Options {
     /// Allow a target that is not this machine.
     pub allow_remote: bool,
     /// Checks not to run.
-    pub skip: Vec<crate::CheckId>,
+    pub skip: Vec<CheckId>,
 }
 
 impl Options {

@@ -3,8 +3,9 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 
+use crate::outcome::Verdict;
+use crate::results::Report;
 use crate::words::{self, PROFILE_HEADINGS, TABLE_HEADINGS};
-use crate::{Report, Verdict};
 
 /// The profile's rows: the question, and what this API does.
 pub fn profile_rows(report: &Report) -> [[String; 2]; 4] {

@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::Verdict;
-use crate::checks::CheckId;
+use crate::catalogue::CheckId;
 use crate::http::NoAnswer;
+use crate::outcome::Verdict;
 use crate::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
 
 /// A list of facts, shown comma-separated.
@@ -81,7 +81,7 @@ impl Display for Tally {
 
 /// A bound or a wait, in seconds: `3 s`, `0.3 s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Seconds(#[serde(serialize_with = "crate::as_millis")] pub Duration);
+pub struct Seconds(#[serde(serialize_with = "crate::http::as_millis")] pub Duration);
 
 impl Display for Seconds {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -341,6 +341,13 @@ pub fn joined(said: &[Said]) -> String {
         .map(Said::english)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+impl CheckId {
+    /// What the check asks, in a few words.
+    pub fn title(self) -> &'static str {
+        title(self)
+    }
 }
 
 /// What a check asks, in a few words.

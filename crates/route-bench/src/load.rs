@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crate::BenchError;
+use crate::error::BenchError;
 
 /// Where the load goes: a route's URL and the body every request carries (our
 /// routes' `{"order_id": 1, "amount": 100}`, the article's `{"pedidoId": 1, "valor": 100}`).

@@ -16,6 +16,7 @@
 //! turns them into the book's table, in each of its languages.
 
 mod cpu;
+mod error;
 mod load;
 mod peers;
 mod pgbench;
@@ -24,6 +25,7 @@ mod servers;
 
 use std::io::Write;
 
+use error::BenchError;
 use harness::reference_schema;
 use load::{Keys, Target, load};
 use serde_json::{Value, json};
@@ -36,45 +38,6 @@ const REQUESTS: usize = 8000;
 /// Each run's requests go in this many slices, the modes taking turns.
 const SLICES: usize = 4;
 const DEFAULT_RUNS: usize = 5;
-
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    #[error("no PostgreSQL to measure on: {0}")]
-    NoServer(&'static harness::NoServer),
-    #[error("no PostgreSQL to measure on: {0}")]
-    Cluster(#[from] postgres_provisioning::LocalError),
-    #[error("PostgreSQL: {0}")]
-    Database(#[from] sqlx::Error),
-    #[error("HTTP: {0}")]
-    Http(#[from] reqwest::Error),
-    #[error("a route refused a request: {0}")]
-    Refused(String),
-    #[error("could not listen on 127.0.0.1: {0}")]
-    Listen(std::io::Error),
-    #[error("pgbench: could not run {}: {source}", .program.display())]
-    PgbenchNotRun {
-        program: std::path::PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("pgbench: could not give pgbench its script: {0}")]
-    PgbenchScript(#[source] std::io::Error),
-    /// pgbench ran and gave no rate: what it said, and the script it was given.
-    #[error("pgbench: {}: {said}\nThe script:\n{script}", .program.display())]
-    PgbenchFailed {
-        program: std::path::PathBuf,
-        said: String,
-        script: String,
-    },
-    #[error("the peers of the cost table: {0}")]
-    PeersNotInstalled(String),
-    #[error("the {0} server of servers/ did not start: {1}")]
-    Peer(&'static str, String),
-    #[error("a load task failed: {0}")]
-    Task(#[from] tokio::task::JoinError),
-    #[error("usage: bench-route [RUNS] (a number of runs, {DEFAULT_RUNS} by default)")]
-    Usage,
-}
 
 /// The figures of one row, one per run.
 struct Row {
@@ -168,7 +131,9 @@ async fn main() {
 async fn run() -> Result<(), BenchError> {
     let runs = match std::env::args().nth(1) {
         None => DEFAULT_RUNS,
-        Some(n) => n.parse().ok().filter(|n| *n > 0).ok_or(BenchError::Usage)?,
+        Some(n) => n.parse().ok().filter(|n| *n > 0).ok_or(BenchError::Usage {
+            default: DEFAULT_RUNS,
+        })?,
     };
     let servers = servers::servers(reference_schema()).await?;
     let scripts = pgbench::scripts();
@@ -303,7 +268,10 @@ async fn measure(
             .collect()
     };
     Ok(Measured {
-        routes: rows(modes.into_iter().map(|mode| mode.label).collect(), route_figures),
+        routes: rows(
+            modes.into_iter().map(|mode| mode.label).collect(),
+            route_figures,
+        ),
         pgbench: rows(
             scripts
                 .iter()

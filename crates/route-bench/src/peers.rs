@@ -10,7 +10,7 @@ use harness::TestDb;
 use postgres_provisioning::LocalCluster;
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
-use crate::BenchError;
+use crate::error::BenchError;
 use crate::load::Target;
 
 // The same start, readiness and clean-up as the probe's tests of these servers

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::BenchError;
+use crate::error::BenchError;
 
 /// The three shapes, as pgbench scripts. Keys are random 63-bit numbers: a
 /// repeat is as likely as winning a lottery twice, and would only make a

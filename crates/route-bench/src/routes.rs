@@ -11,7 +11,7 @@ use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::PgPool;
 use stage6::{IdempotencyKey, respond};
 
-use crate::BenchError;
+use crate::error::BenchError;
 
 /// Where each route listens.
 pub struct Routes {

@@ -13,7 +13,7 @@ use postgres_provisioning::{ClusterSettings, LocalCluster};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
-use crate::BenchError;
+use crate::error::BenchError;
 use crate::peers::{self, Peer};
 
 /// One server to measure on, and its facts.

@@ -4,6 +4,7 @@
 //! builds the targets and names their executables; `supervise.rs` then starts
 //! each test executable itself, the way `cargo test` would, with a bound.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::l10n::Localiser;
-use crate::supervise::{Line, read_lines};
+use crate::lines::{Line, read_lines};
 use crate::t;
 
 /// What to build.
@@ -223,26 +224,7 @@ impl Cargo {
 
     /// The names of the workspace's default members (what plain `cargo test` builds).
     fn default_members(&self) -> Result<Vec<String>, Error> {
-        let mut command = self.command(&["metadata", "--no-deps", "--format-version", "1"]);
-        command
-            .arg("--manifest-path")
-            .arg(self.root.join("Cargo.toml"))
-            .stderr(Stdio::piped());
-        let out = command.output().map_err(|source| Error::Spawn {
-            program: "cargo metadata".into(),
-            source,
-        })?;
-        let failed = |detail: String| Error::Command {
-            command: "cargo metadata --no-deps".into(),
-            detail,
-        };
-        if !out.status.success() {
-            return Err(failed(
-                String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-            ));
-        }
-        let metadata: Value =
-            serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
+        let metadata = self.metadata()?;
         let ids: Vec<&str> = metadata["workspace_default_members"]
             .as_array()
             .into_iter()
@@ -256,6 +238,52 @@ impl Cargo {
             .filter(|p| p["id"].as_str().is_some_and(|id| ids.contains(&id)))
             .filter_map(|p| p["name"].as_str().map(str::to_owned))
             .collect())
+    }
+
+    /// The directory of a workspace package, from `cargo metadata`.
+    pub fn package_dir(&self, package: &str) -> Result<PathBuf, Error> {
+        self.package_dirs()?
+            .remove(package)
+            .ok_or_else(|| Error::Command {
+                command: "cargo metadata --no-deps".into(),
+                detail: format!("no package {package} in the workspace"),
+            })
+    }
+
+    /// The directory of every workspace package, by name, from `cargo metadata`.
+    pub fn package_dirs(&self) -> Result<BTreeMap<String, PathBuf>, Error> {
+        Ok(self.metadata()?["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let name = p["name"].as_str()?;
+                let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
+                Some((name.to_owned(), dir.to_owned()))
+            })
+            .collect())
+    }
+
+    /// The workspace's own packages, from `cargo metadata --no-deps`.
+    fn metadata(&self) -> Result<Value, Error> {
+        let mut command = self.command(&["metadata", "--no-deps", "--format-version", "1"]);
+        command
+            .arg("--manifest-path")
+            .arg(self.root.join("Cargo.toml"));
+        let out = command.output().map_err(|source| Error::Spawn {
+            program: "cargo metadata".into(),
+            source,
+        })?;
+        let failed = |detail: String| Error::Command {
+            command: "cargo metadata --no-deps".into(),
+            detail,
+        };
+        if !out.status.success() {
+            return Err(failed(
+                String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            ));
+        }
+        serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))
     }
 
     /// Builds `targets` (without running them); `status` hears what cargo is doing.

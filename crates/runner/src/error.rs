@@ -15,10 +15,7 @@ pub enum Error {
     Write { path: PathBuf, source: io::Error },
 
     #[error("{} is not a valid stages file: {source}", path.display())]
-    StagesToml {
-        path: PathBuf,
-        source: crate::stages::StagesError,
-    },
+    StagesToml { path: PathBuf, source: StagesError },
 
     #[error(
         "{} cannot be read ({why}); delete it to start afresh (`rm {}`): the rest of \
@@ -90,6 +87,15 @@ pub enum Error {
 
     #[error("{0}")]
     Lang(#[from] crate::l10n::UnknownLang),
+}
+
+/// Why a stages file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StagesError {
+    #[error("{0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("stage {number} has no `{field}` and no `slug` to derive it from")]
+    Underived { number: u32, field: &'static str },
 }
 
 impl Error {

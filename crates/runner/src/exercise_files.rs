@@ -15,8 +15,6 @@ use proc_macro2::Span;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Item, Lit, Token};
 
-use crate::commands::walk;
-
 /// The files of an exercise crate that may differ from the solution's.
 const CRATE_FILES: [&str; 2] = ["Cargo.toml", "src/lib.rs"];
 
@@ -214,6 +212,26 @@ fn names_files(expr: &Expr) -> bool {
             }
         }
         _ => false,
+    }
+}
+
+/// Every file under `dir`, skipping `target` and hidden directories.
+pub fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "target" {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => walk(&path, files),
+            Ok(t) if t.is_file() => files.push(path),
+            _ => {}
+        }
     }
 }
 

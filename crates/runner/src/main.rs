@@ -10,6 +10,8 @@ mod exercise_files;
 mod judgement;
 mod l10n;
 mod libtest;
+mod lines;
+mod manifests;
 mod observations;
 mod render;
 mod review;
@@ -60,23 +62,11 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Predict, then run stage N's tests against your exercise.
-    Stage {
-        number: u32,
-        /// Do not ask the prediction questions.
-        #[arg(long)]
-        no_predict: bool,
-        /// Stop the tests after this many seconds, and call it a hang.
-        #[arg(long, default_value_t = 300, value_name = "SECS")]
-        timeout: u64,
-    },
+    Stage(StageArgs),
     /// Show stage N's next hint (one more each time).
     Hint { number: u32 },
     /// Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit.
-    Watch {
-        number: u32,
-        #[arg(long, default_value_t = 300, value_name = "SECS")]
-        timeout: u64,
-    },
+    Watch(StageArgs),
     /// Stages done, predictions right or wrong, hints used.
     Progress,
     /// Restore stage N's files as committed and forget its answers and hints.
@@ -115,10 +105,10 @@ enum Command {
     /// What CI runs: every stage's solution, exercise, known-wrong variants and
     /// answer keys, then cargo fmt and clippy.
     Verify {
-        /// Only this stage's checks (with the metadata, the build and the lints;
-        /// without the review's).
+        /// Only these stages' checks (with the metadata, the build and the lints;
+        /// without the review's); repeat it for more than one stage.
         #[arg(long, value_name = "N")]
-        stage: Option<u32>,
+        stage: Vec<u32>,
         /// The bound of each test run, in seconds.
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
@@ -140,6 +130,20 @@ enum Command {
     /// replays, changed bodies, bad keys and bodies, lost answers, hangs. Several
     /// URLs: instances of one API, each burst spread across them.
     Probe(Box<commands::probe::ProbeArgs>),
+    /// A maintainer's: write a new stage (its crates, test file, pages and entries);
+    /// `verify --stage N` and the book's checks then name what is left to write.
+    #[command(hide = true)]
+    NewStage {
+        number: u32,
+        /// Its short name: lowercase words joined by dashes.
+        slug: String,
+        /// Its title [default: the slug in words].
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// A maintainer's: write every exercise's Cargo.toml from its solution's.
+    #[command(hide = true)]
+    Manifests,
     /// Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise;
     /// --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C.
     Api {
@@ -157,6 +161,24 @@ enum Command {
         #[arg(long, default_value_t = 1, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=16))]
         instances: u16,
     },
+}
+
+/// What `stage` and `watch` both take: one flag for one idea.
+#[derive(Debug, clap::Args)]
+struct StageArgs {
+    number: u32,
+    /// Do not ask the prediction questions.
+    #[arg(long)]
+    no_predict: bool,
+    /// Stop the tests after this many seconds, and call it a hang.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    timeout: u64,
+}
+
+impl StageArgs {
+    fn options(&self) -> StageOptions {
+        StageOptions::new(self.no_predict, Duration::from_secs(self.timeout))
+    }
 }
 
 fn main() -> ExitCode {
@@ -199,7 +221,7 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
     }
     // The commands that run tests start the server first, before reading the
     // workbook: its copy and start are what the first test run waits for.
-    if let Command::Stage { .. } | Command::Watch { .. } | Command::Review { .. } = &cli.command {
+    if let Command::Stage(_) | Command::Watch(_) | Command::Review { .. } = &cli.command {
         server::start_early();
     }
     let wb = Workbook::open(
@@ -211,31 +233,10 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
         l10n.clone(),
     )?;
     match cli.command {
-        Command::Stage {
-            number,
-            no_predict,
-            timeout,
-        } => {
-            let quiet_reason = if no_predict {
-                Some("--no-predict".to_owned())
-            } else if environment::in_ci() {
-                Some(t!(l10n, "quiet-ci"))
-            } else if !environment::can_ask() {
-                Some(t!(l10n, "quiet-no-terminal"))
-            } else {
-                None
-            };
-            let options = StageOptions {
-                ask: quiet_reason.is_none(),
-                quiet_reason,
-                timeout: Duration::from_secs(timeout),
-                watching: false,
-            };
-            commands::stage::run(&wb, number, options)
-        }
+        Command::Stage(args) => commands::stage::run(&wb, args.number, args.options()),
         Command::Hint { number } => commands::hint(&wb, number, None).map(|()| true),
-        Command::Watch { number, timeout } => {
-            commands::watch::run(&wb, number, Duration::from_secs(timeout)).map(|()| true)
+        Command::Watch(args) => {
+            commands::watch::run(&wb, args.number, args.options()).map(|()| true)
         }
         Command::Progress => commands::progress(&wb).map(|()| true),
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
@@ -257,7 +258,7 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
             },
         ),
         Command::Verify { stage, timeout } => {
-            commands::verify::run(&wb, stage, Duration::from_secs(timeout))
+            commands::verify::run(&wb, &stage, Duration::from_secs(timeout))
         }
         Command::Flaky {
             runs,
@@ -272,6 +273,15 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
             },
         ),
         Command::Probe(args) => commands::probe::run(&args),
+        Command::NewStage {
+            number,
+            slug,
+            title,
+        } => commands::new_stage::run(
+            &wb,
+            &commands::new_stage::NewStage::new(number, &slug, title.as_deref()),
+        ),
+        Command::Manifests => commands::manifests::run(&wb),
         Command::Api {
             stage,
             solution,

@@ -5,12 +5,12 @@
 use std::time::Duration;
 
 use crate::environment::command;
-use crate::judgement::{Judgement, Seen};
+use crate::judgement::{Judged, Judgement, Seen};
 use crate::l10n::Localiser;
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
-use crate::state::{Answer, Progress};
+use crate::state::Progress;
 use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
@@ -199,14 +199,6 @@ fn scenario_name(stage: &Stage, scenario: &str) -> String {
             .unwrap_or(scenario)
             .replace('_', " "),
     }
-}
-
-/// One prediction of a run: what was said, what was seen, and the judgement.
-pub struct Judged<'a> {
-    pub prediction: &'a Prediction,
-    pub answer: Option<&'a Answer>,
-    pub seen: Seen,
-    pub judgement: Judgement,
 }
 
 /// What happened for one prediction, in words.

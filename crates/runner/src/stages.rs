@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::{Error, StagesError};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,6 +47,8 @@ struct StageEntry {
 #[derive(Debug, Clone)]
 pub struct Stage {
     pub number: u32,
+    /// The short name the packages and the book's results are named after.
+    pub slug: Option<String>,
     pub title: String,
     /// What to build and why: shown before the predictions, so it never says
     /// what they ask.
@@ -66,15 +68,6 @@ pub struct Stage {
     pub known_wrong: Vec<KnownWrong>,
 }
 
-/// Why a stages file cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum StagesError {
-    #[error("{0}")]
-    Toml(#[from] toml::de::Error),
-    #[error("stage {number} has no `{field}` and no `slug` to derive it from")]
-    Underived { number: u32, field: &'static str },
-}
-
 impl StageEntry {
     fn resolve(self) -> Result<Stage, StagesError> {
         let number = self.number;
@@ -92,6 +85,7 @@ impl StageEntry {
         Ok(Stage {
             number,
             test: self.test.unwrap_or_else(|| format!("stage{number}")),
+            slug: self.slug,
             title: self.title,
             goal: self.goal,
             outcome: self.outcome,
@@ -209,6 +203,12 @@ impl Stage {
     /// Problems with the metadata itself, each in one line.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        if self.title.trim().is_empty() {
+            problems.push("has no title".to_owned());
+        }
+        if self.goal.trim().is_empty() {
+            problems.push("has no goal".to_owned());
+        }
         if self.hints.iter().all(|h| h.trim().is_empty()) {
             problems.push("has no hints".to_owned());
         }

@@ -121,6 +121,30 @@ impl State {
         Ok(progress)
     }
 
+    /// Counts a run of stage `number`: the first judgement of each prediction is
+    /// kept (that is when it was made), and the stage is done once a run passed.
+    pub fn record_run(
+        &self,
+        number: u32,
+        passed: bool,
+        results: &BTreeMap<String, PredictionResult>,
+    ) -> Result<Progress, Error> {
+        self.update_progress(|p| {
+            let entry = p.stages.entry(number).or_default();
+            entry.runs += 1;
+            for (id, result) in results {
+                entry
+                    .predictions
+                    .entry(id.clone())
+                    .or_insert_with(|| result.clone());
+            }
+            if passed && !entry.done {
+                entry.done = true;
+                entry.done_at = Some(now());
+            }
+        })
+    }
+
     /// Whether every file a run of stage `number` reads and writes can be read:
     /// checked before the tests run, so that their result is never lost to it.
     pub fn check_readable(&self, number: u32) -> Result<(), Error> {
@@ -157,11 +181,12 @@ impl State {
         Ok(hints)
     }
 
-    pub fn reviews(&self) -> Result<crate::review::Reviews, Error> {
+    /// `review.json`, in the shape the capstone gives it (`review::Reviews`).
+    pub fn reviews<R: DeserializeOwned + Default>(&self) -> Result<R, Error> {
         read_json(&self.dir.join("review.json"))
     }
 
-    pub fn save_reviews(&self, reviews: &crate::review::Reviews) -> Result<(), Error> {
+    pub fn save_reviews(&self, reviews: &impl Serialize) -> Result<(), Error> {
         let _lock = self.lock()?;
         write_json(&self.dir.join("review.json"), reviews)
     }

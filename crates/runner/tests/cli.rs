@@ -557,8 +557,18 @@ fn the_solution_is_shown_once_the_stage_passes_or_with_yes() {
 
 /// `workbook watch 1` in `root`, its stdin to type on and its screen followed.
 fn watch_stage_1(root: &Path, state: &Path) -> (Child, std::process::ChildStdin, Screen) {
+    watch_stage_1_with(root, state, &[])
+}
+
+/// `workbook watch 1 FLAGS...`, as [`watch_stage_1`].
+fn watch_stage_1_with(
+    root: &Path,
+    state: &Path,
+    flags: &[&str],
+) -> (Child, std::process::ChildStdin, Screen) {
     let mut child = workbook(root, state)
         .args(["watch", "1"])
+        .args(flags)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -623,11 +633,31 @@ fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
 }
 
 #[test]
+fn watch_takes_the_flags_stage_takes() {
+    let root = copy_of("workbook", "watch-flags");
+    let state = root.join(".workbook");
+    let (child, mut stdin, screen) =
+        watch_stage_1_with(&root, &state, &["--no-predict", "--timeout", "60"]);
+    let shown = screen.wait_for("Watching");
+    stdin.write_all(b"q\n").expect("q is sent");
+    let out = wait_bounded(child, Duration::from_secs(10));
+    assert!(
+        out.status.success(),
+        "watch refused the flags stage takes: {:?}",
+        out.status
+    );
+    assert!(
+        shown.contains("(Predictions not asked: --no-predict.)"),
+        "watch --no-predict should say why it does not ask, as stage --no-predict does: {shown}"
+    );
+}
+
+#[test]
 fn verify_passes_on_a_sound_workbook() {
     let state = scratch("verify-sound");
     let ran = run(workbook(&fixture("verified"), &state).arg("verify"));
     assert_eq!(ran.code, Some(0), "{ran}");
-    assert!(ran.says("verify: 13 passed, 0 failed"), "{ran}");
+    assert!(ran.says("verify: 14 passed, 0 failed"), "{ran}");
     assert!(
         ran.says("stage 1 · the exercise holds only its edit files and given code"),
         "{ran}"
@@ -892,6 +922,64 @@ fn verify_names_code_pasted_into_a_crate_root_the_learner_does_not_edit() {
     assert!(
         ran.says("move it into an edit file (stages/race-exercise/src/race.rs)"),
         "verify names where it goes: {ran}"
+    );
+}
+
+#[test]
+fn verify_names_an_exercise_manifest_that_is_no_longer_its_solutions_and_manifests_rewrites_it() {
+    let root = copy_of("verified", "verify-manifest");
+    let state = root.join(".workbook");
+    let solution = root.join("stages/race-solution/Cargo.toml");
+    let text = std::fs::read_to_string(&solution).expect("the solution's manifest is read");
+    std::fs::write(&solution, format!("{text}\n[features]\nslow = []\n"))
+        .expect("the solution's manifest is changed");
+    let ran = run(workbook(&root, &state).arg("verify"));
+    assert_eq!(ran.code, Some(1), "{ran}");
+    assert!(
+        ran.says(
+            "stage 1 · the exercise's manifest is its solution's, derived: \
+             stages/race-exercise/Cargo.toml is not what `cargo workbook manifests` writes \
+             from stages/race-solution/Cargo.toml: run it"
+        ),
+        "verify names the stale manifest, its source and the command: {ran}"
+    );
+    let ran = run(workbook(&root, &state).arg("manifests"));
+    assert_eq!(ran.code, Some(0), "{ran}");
+    let exercise = std::fs::read_to_string(root.join("stages/race-exercise/Cargo.toml"))
+        .expect("the exercise's manifest is read");
+    assert!(
+        exercise.contains("name = \"fx-race-exercise\"")
+            && exercise.contains("[features]\nslow = []"),
+        "manifests writes the exercise's manifest from the solution's: {exercise}"
+    );
+}
+
+#[test]
+fn the_maintainers_commands_are_hidden_and_new_stage_refuses_a_number_out_of_order() {
+    let root = copy_of("verified", "maintainers-commands");
+    let state = root.join(".workbook");
+    let help = run(workbook(&root, &state).arg("--help"));
+    assert_eq!(help.code, Some(0), "{help}");
+    assert!(
+        !help.says("new-stage") && !help.says("manifests") && help.says("verify"),
+        "the learner's help lists the learner's commands only: {help}"
+    );
+    let ran = run(workbook(&root, &state).args(["new-stage", "5", "demo"]));
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr.contains("stages.toml has 1: the new stage is 2"),
+        "new-stage names the number it takes: {ran}"
+    );
+    let ran = run(workbook(&root, &state).args(["new-stage", "2", "Not_A_Slug"]));
+    assert_eq!(ran.code, Some(2), "{ran}");
+    assert!(
+        ran.stderr
+            .contains("is not lowercase words joined by dashes"),
+        "{ran}"
+    );
+    assert!(
+        !root.join("solutions").exists() && !root.join("exercises").exists(),
+        "a refused new-stage writes nothing"
     );
 }
 

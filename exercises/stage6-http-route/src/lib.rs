@@ -21,4 +21,4 @@ mod route;
 pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
-pub use route::{respond, router, serve};
+pub use route::{BODY_READ_TIMEOUT, respond, router, serve};

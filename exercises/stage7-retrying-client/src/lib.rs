@@ -1,6 +1,8 @@
-//! Stage 7: the client. One key per payment, made before the first try; every
-//! retry sends the same key, so however many times the request reaches the
-//! server, it pays once, and the client ends with the answer of the one payment.
+//! Stage 7: the client. One key per payment, made with it before the first try
+//! and kept by the caller with its order; every try, and every later call for the
+//! same payment, sends that key, so however many times the request reaches the
+//! server, even from a process started again, it pays once, and the client ends
+//! with the answer of the one payment.
 //!
 //! Write `pay` in `pay.rs`; run `cargo workbook stage 7`, and
 //! `cargo workbook hint 7` when stuck. The client around it is given: the model
@@ -12,4 +14,4 @@
 mod client;
 mod pay;
 
-pub use client::{PayError, PaymentsClient, RetryPolicy, retry_after};
+pub use client::{PayError, Payment, PaymentsClient, RetryPolicy, retry_after};

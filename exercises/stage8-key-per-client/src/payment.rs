@@ -55,7 +55,8 @@ async fn attempt_once(
     // reserving INSERT only (put the previous setting back after it, as stage 5
     // does), reserve the key with INSERT ... ON CONFLICT (client_id, key) DO
     // NOTHING, and then
-    // - 1 row: pay_and_record, commit, `Answer::first(reply)`;
+    // - 1 row: pay_and_record, commit, `Answer::first(reply)`; if paying fails,
+    //   roll back before you return the error, as stage 5 does;
     // - 0 rows: roll back, then `stored_answer` on the same connection;
     // - SQLSTATE 55P03: roll back, `Answer::first(Reply::in_flight())`.
     todo!("stage 8: one transaction for this client's key (see the comment above)")

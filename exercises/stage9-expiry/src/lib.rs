@@ -25,8 +25,8 @@ mod reserve;
 mod route;
 
 pub use payment::create_payment;
-pub use reaper::{Reaped, Reaper, reap_expired_keys, spawn_reaper};
-pub use route::{Config, RouteConfig, Router, router_with, serve};
+pub use reaper::{ReapError, Reaped, Reaper, reap_expired_keys, spawn_reaper};
+pub use route::{Config, ConfigError, RouteConfig, Router, router_with, serve};
 pub use stage8::{Answer, ClientId};
 
 /// The migration of this stage's tables: stage 8's, then the index the reaper

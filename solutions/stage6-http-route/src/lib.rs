@@ -12,4 +12,6 @@ mod route;
 pub use axum::Router;
 pub use key::IdempotencyKey;
 pub use payment_model::{KeyProblem, MAX_KEY_LENGTH};
-pub use route::{refusals_as_problems, respond, router, serve};
+pub use route::{
+    BODY_READ_TIMEOUT, body_within_bound, refusals_as_problems, respond, router, serve,
+};

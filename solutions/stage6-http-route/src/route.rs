@@ -2,8 +2,12 @@
 //! problems, and how a `Reply` goes out. Given to the learner as it is (the
 //! exercise compiles this file with `#[path]`); `handler.rs` is the handler.
 
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use payment_model::Reply;
@@ -24,8 +28,60 @@ pub fn router(pool: PgPool) -> Router {
     Router::new()
         .route("/payments", post(create))
         .with_state(pool)
+        .route_layer(middleware::from_fn(body_within_bound))
         .layer(middleware::map_response(refusals_as_problems))
 }
+
+// ANCHOR: body_within_bound
+/// How long a client may take to send a request's body, once its head is in
+/// (hyper bounds the head: [`payment_model::HEADER_READ_TIMEOUT`]). A payment is
+/// a few dozen bytes, sent with its head; a client still sending after this long
+/// is stuck or hostile.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Reads the whole body before the handler runs, within [`BODY_READ_TIMEOUT`].
+///
+/// Axum reads a body for as long as the client takes to send it: its limit is on
+/// size, not time, hyper's timer is on the head only, and tower-http's body
+/// timeout restarts with every chunk (a client that sends a byte now and then is
+/// never cut off). A client that stops after part of its body would keep its
+/// connection, and the task serving it, for ever. Past the bound the answer is
+/// 408 Request Timeout (RFC 9110, 15.5.9: the server did not receive a complete
+/// request in the time it was prepared to wait), nothing is stored, and the
+/// connection closes: the rest of that body may still come, and could not be told
+/// from a next request. Stage 7's client retries a 408 with the same key.
+pub async fn body_within_bound(request: Request, next: Next) -> Response {
+    let (head, body) = request.into_parts();
+    // `Bytes` reads up to the body limit (axum's 2 MB default, or a
+    // `DefaultBodyLimit` layer's), and refuses more with 413.
+    let read = Bytes::from_request(Request::from_parts(head.clone(), body), &());
+    match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(head, Body::from(bytes))).await,
+        Ok(Err(refused)) => refused.into_response(),
+        Err(_) => {
+            let mut response = respond(body_timeout());
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            response
+        }
+    }
+}
+
+/// The 408 problem of a body that did not arrive within [`BODY_READ_TIMEOUT`].
+fn body_timeout() -> Reply {
+    payment_model::problem(
+        408,
+        "body-timeout",
+        "The request body did not arrive in time",
+        &format!(
+            "The body must arrive within {} s of the request's head. Nothing was stored: send \
+             the request again, with the same Idempotency-Key.",
+            BODY_READ_TIMEOUT.as_secs()
+        ),
+    )
+}
+// ANCHOR_END: body_within_bound
 
 // ANCHOR: refusals_as_problems
 /// Axum refuses some requests before any handler runs: a body over its 2 MB

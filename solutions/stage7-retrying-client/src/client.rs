@@ -1,8 +1,46 @@
-//! The client of `POST /payments` around `pay`: its retry policy, its errors, the
-//! backoff and the server's `Retry-After`. Given to the learner as it is (the
-//! exercise compiles this file with `#[path]`); `pay.rs` makes the payment.
+//! The client of `POST /payments` around `pay`: the payment and its key, the
+//! retry policy, the errors, the backoff and the server's `Retry-After`. Given to
+//! the learner as it is (the exercise compiles this file with `#[path]`); `pay.rs`
+//! makes the payment.
 
 use std::time::{Duration, SystemTime};
+
+use payment_model::PaymentRequest;
+
+// ANCHOR: payment
+/// A payment the caller wants made once: its `Idempotency-Key` and its request.
+///
+/// The key is made with the payment, before the first try, and the caller keeps
+/// it with the order it pays (written in the order's row before `pay` is called),
+/// so that every try sends it, and so does every later call for the same payment:
+/// after an error that left the outcome unknown, or from a process that crashed
+/// and started again. A key that lives only in the client's memory dies with the
+/// process, and the next process pays again under a new one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment {
+    /// The payment's `Idempotency-Key`.
+    pub key: String,
+    pub request: PaymentRequest,
+}
+
+impl Payment {
+    /// A new payment of `amount` for `order_id`, with a key of its own (a random
+    /// UUID v4), made now. Keep `key` with the order before you call `pay`.
+    pub fn new(order_id: i64, amount: i32) -> Self {
+        Self::resume(uuid::Uuid::new_v4().to_string(), order_id, amount)
+    }
+
+    /// The payment of `order_id` whose key was made and kept before: read back
+    /// from the order after a restart, or taken from a [`PayError`] (its `key()`).
+    /// Paid with the same key and the same request, it is made at most once.
+    pub fn resume(key: impl Into<String>, order_id: i64, amount: i32) -> Self {
+        Self {
+            key: key.into(),
+            request: PaymentRequest { order_id, amount },
+        }
+    }
+}
+// ANCHOR_END: payment
 
 /// How hard `pay` tries.
 #[derive(Debug, Clone, Copy)]
@@ -33,18 +71,41 @@ impl Default for RetryPolicy {
     }
 }
 
-/// Why `pay` has no answer.
+// ANCHOR: pay_error
+/// Why `pay` has no answer. Either way the payment may have been made, or not:
+/// each error hands back the payment's key ([`PayError::key`]), and paying again
+/// with it (the same [`Payment`]) makes the payment at most once.
 #[derive(Debug, thiserror::Error)]
 pub enum PayError {
-    #[error("no answer after {attempts} tries with Idempotency-Key {key}; the last: {last}")]
+    #[error(
+        "no answer after {attempts} tries with Idempotency-Key {key} (the last: {last}); the \
+         payment may have been made: pay again with the same key"
+    )]
     GaveUp {
         attempts: u32,
         key: String,
         last: String,
     },
-    #[error("the server's answer is not JSON: {0}")]
-    NotJson(String),
+    #[error(
+        "the server answered {status} with a body that is not JSON, to Idempotency-Key {key} \
+         ({text:?}); the payment may have been made: pay again with the same key"
+    )]
+    NotJson {
+        key: String,
+        status: u16,
+        text: String,
+    },
 }
+
+impl PayError {
+    /// The key of the payment whose outcome this error left unknown.
+    pub fn key(&self) -> &str {
+        match self {
+            Self::GaveUp { key, .. } | Self::NotJson { key, .. } => key,
+        }
+    }
+}
+// ANCHOR_END: pay_error
 
 /// A client of `POST /payments`.
 #[derive(Debug, Clone)]
@@ -131,6 +192,31 @@ mod tests {
     fn a_retry_after_that_is_neither_is_ignored() {
         for value in ["", "soon", "-5", "1.5", "+5"] {
             assert_eq!(retry_after(value, SystemTime::now()), None, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn the_backoff_doubles_with_each_try_within_its_jitter() {
+        let client = PaymentsClient::new(
+            "http://127.0.0.1:1",
+            RetryPolicy {
+                first_delay: Duration::from_millis(200),
+                ..RetryPolicy::default()
+            },
+        );
+        for attempt in 1..=4u32 {
+            // 200 ms × 2^(attempt-1), times a factor in [0.5, 1.5).
+            let base = 200u128 << (attempt - 1);
+            let (low, high) = (base / 2, base * 3 / 2);
+            // Many draws: a wrong formula whose range only overlaps the right one
+            // falls outside it in most of them.
+            for _ in 0..200 {
+                let wait = client.backoff(attempt).as_millis();
+                assert!(
+                    (low..high).contains(&wait),
+                    "after try {attempt}: {wait} ms, outside [{low}, {high}) ms"
+                );
+            }
         }
     }
 

@@ -1,28 +1,30 @@
-//! `pay`: one key per payment, made before the first try; every retry sends the
-//! same key, so however many times the request reaches the server, it pays once,
-//! and the client ends with the answer of the one payment.
+//! `pay`: every try sends the key the payment was made with, so however many
+//! times the request reaches the server, it pays once, and the client ends with
+//! the answer of the one payment.
 
 use std::time::{Duration, Instant, SystemTime};
 
-use payment_model::{PaymentRequest, Reply};
+use payment_model::Reply;
 use serde_json::Value;
 
-use crate::{PayError, PaymentsClient, retry_after};
+use crate::{PayError, Payment, PaymentsClient, retry_after};
 
 impl PaymentsClient {
     // ANCHOR: pay
-    /// Pays `amount` for `order_id`, retrying until the server gives an answer
-    /// that is not worth retrying.
-    pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
-        // One key for the whole operation, made before the first try: a new key per
-        // try would turn every retry into a new payment.
-        let key = uuid::Uuid::new_v4().to_string();
-        let body = PaymentRequest { order_id, amount }.to_body();
+    /// Makes `payment`, retrying until the server gives an answer that is not
+    /// worth retrying. Called again with the same payment (after an error, or in
+    /// a process started again), it sends the same key: at most one payment.
+    pub async fn pay(&self, payment: &Payment) -> Result<Reply, PayError> {
+        // The payment's own key, made before its first try and kept by the caller:
+        // a key made here would die with this call, and a new key per try would
+        // turn every retry into a new payment.
+        let key = payment.key.as_str();
+        let body = payment.request.to_body();
         let started = Instant::now();
         let mut attempt = 0;
         let last = loop {
             attempt += 1;
-            let (why, asked) = match self.try_once(&key, &body).await {
+            let (why, asked) = match self.try_once(key, &body).await {
                 Attempt::Answered(reply) => return Ok(reply),
                 Attempt::Retry { why, retry_after } => (why, retry_after),
                 Attempt::Broken(e) => return Err(e),
@@ -42,7 +44,7 @@ impl PaymentsClient {
         };
         Err(PayError::GaveUp {
             attempts: attempt,
-            key,
+            key: key.to_owned(),
             last,
         })
     }
@@ -77,7 +79,8 @@ impl PaymentsClient {
             Err(e) => return Attempt::retry(e.to_string()),
         };
         // 408: the server gave up waiting for the request (RFC 9110 §15.5.9);
-        // 409: the first try is still in flight; 429: too many requests, come back
+        // 409: a request with this key (an earlier try, or another process's) is
+        // still in flight, and says nothing of the payment yet; 429: too many requests, come back
         // later (RFC 6585 §4); 5xx: the server failed, before or after it committed.
         // With the same key, a retry is safe in every case.
         if matches!(status, 408 | 409 | 429) || status >= 500 {
@@ -87,10 +90,15 @@ impl PaymentsClient {
             };
         }
         // Anything else is the answer, a refusal included: repeating a 400 or a 422
-        // would get the same refusal.
+        // would get the same refusal. An answer that cannot be read says nothing of
+        // the payment: the key goes back to the caller with the error.
         match serde_json::from_str::<Value>(&text) {
             Ok(body) => Attempt::Answered(Reply { status, body }),
-            Err(_) => Attempt::Broken(PayError::NotJson(text)),
+            Err(_) => Attempt::Broken(PayError::NotJson {
+                key: key.to_owned(),
+                status,
+                text,
+            }),
         }
     }
     // ANCHOR_END: try_once

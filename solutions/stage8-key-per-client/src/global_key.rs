@@ -26,6 +26,7 @@ pub fn router_with(pool: PgPool, config: Config) -> Router {
     Router::new()
         .route("/payments", post(create))
         .with_state(App { pool, config })
+        .route_layer(middleware::from_fn(stage6::body_within_bound))
         .layer(middleware::map_response(stage6::refusals_as_problems))
 }
 

@@ -63,10 +63,24 @@ async fn attempt_once(
     .await;
     match inserted {
         Ok(done) if done.rows_affected() == 1 => {
-            restore_lock_wait(&mut tx, &previous).await?;
-            let reply = pay_and_record(&mut tx, client, key, request).await?;
-            tx.commit().await?;
-            Ok(Answer::first(reply))
+            let paid = async {
+                restore_lock_wait(&mut tx, &previous).await?;
+                pay_and_record(&mut tx, client, key, request).await
+            }
+            .await;
+            match paid {
+                Ok(reply) => {
+                    tx.commit().await?;
+                    Ok(Answer::first(reply))
+                }
+                Err(e) => {
+                    // The key is ours: roll back before answering, as in stage 5.
+                    // Dropping `tx` would only queue the ROLLBACK, and the key would
+                    // stay locked after the 500 went out.
+                    let _ = tx.rollback().await;
+                    Err(e)
+                }
+            }
         }
         Ok(_) => {
             tx.rollback().await?;
@@ -77,6 +91,8 @@ async fn attempt_once(
             tx.rollback().await?;
             Ok(Answer::first(Reply::in_flight()))
         }
+        // The INSERT failed: it reserved nothing, so dropping `tx` leaves no key
+        // locked (a serialization failure is retried by `create_payment`).
         Err(e) => Err(e.into()),
     }
 }

@@ -89,13 +89,14 @@ impl Payments for App {
     }
 }
 
-/// `POST /payments`, answered with `payments`' own `create_payment`; axum's own
-/// refusals (a body over its limit, another method or path) as problems, like the
-/// route's.
+/// `POST /payments`, answered with `payments`' own `create_payment`; its body read
+/// within stage 6's bound (408 past it); axum's own refusals (a body over its
+/// limit, another method or path) as problems, like the route's.
 pub fn payments_router<P: Payments>(payments: P) -> Router {
     Router::new()
         .route("/payments", post(create::<P>))
         .with_state(payments)
+        .route_layer(middleware::from_fn(stage6::body_within_bound))
         .layer(middleware::map_response(stage6::refusals_as_problems))
 }
 
@@ -151,8 +152,10 @@ pub fn answer(paid: Result<Answer, PaymentError>) -> Response {
         Err(PaymentError::InvalidBody(why)) => {
             respond(Reply::invalid_body(&why.to_string()), false)
         }
-        // Nothing was committed (the transaction rolled back): the client may retry
-        // with the same key, and 5xx tells it so.
+        // Either nothing was committed (the transaction rolled back), or the error
+        // came after PostgreSQL committed (COMMIT's answer was lost with the
+        // connection). The route cannot tell which; a retry with the same key is
+        // safe in both cases, and the 500's body says the outcome is unknown.
         Err(e) => {
             eprintln!("POST /payments: {e}");
             respond(Reply::internal_error(), false)

@@ -57,10 +57,22 @@ async fn attempt_once(
     let reserved = reserve(&mut tx, client, key, hash, config).await;
     match reserved {
         Ok(1) => {
-            restore_lock_wait(&mut tx, &previous).await?;
-            let reply = pay_and_record(&mut tx, client, key, request).await?;
-            tx.commit().await?;
-            Ok(Answer::first(reply))
+            let paid = async {
+                restore_lock_wait(&mut tx, &previous).await?;
+                pay_and_record(&mut tx, client, key, request).await
+            }
+            .await;
+            match paid {
+                Ok(reply) => {
+                    tx.commit().await?;
+                    Ok(Answer::first(reply))
+                }
+                Err(e) => {
+                    // The key is ours: roll back before answering (stages 5 and 8).
+                    let _ = tx.rollback().await;
+                    Err(e)
+                }
+            }
         }
         Ok(_) => {
             tx.rollback().await?;
@@ -71,6 +83,8 @@ async fn attempt_once(
             tx.rollback().await?;
             Ok(Answer::first(Reply::in_flight()))
         }
+        // The INSERT failed: it reserved nothing, so dropping `tx` leaves no key
+        // locked.
         Err(e) => Err(e.into()),
     }
 }

@@ -7,8 +7,17 @@ use std::time::Duration;
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
-use crate::Config;
 use crate::reap_one_batch::reap_one_batch;
+use crate::{Config, ConfigError};
+
+/// Why a run of the reaper deleted nothing, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReapError {
+    #[error("the reaper's settings: {0}")]
+    Config(#[from] ConfigError),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
 
 /// What one run of the reaper did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,8 +32,10 @@ pub struct Reaped {
 /// Deletes every key older than the retention window, `config.reap_batch` at a
 /// time, each batch in a transaction of its own (one statement). Stops at the first
 /// batch that deletes fewer than a full batch: the rest, if any, was in flight or
-/// expired since, and the next run deletes it.
-pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped, sqlx::Error> {
+/// expired since, and the next run deletes it. Settings it cannot work with are
+/// refused before anything is deleted.
+pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped, ReapError> {
+    config.validate()?;
     let mut reaped = Reaped::default();
     loop {
         let deleted = reap_one_batch(pool, config).await?;
@@ -60,8 +71,10 @@ impl Drop for Reaper {
 // ANCHOR: spawn_reaper
 /// Runs [`reap_expired_keys`] every `config.reap_every`, on its own task, beside
 /// the server. A failed run is reported and the next one tries again: the keys it
-/// did not delete are still expired then.
-pub fn spawn_reaper(pool: PgPool, config: Config) -> Reaper {
+/// did not delete are still expired then. Settings it cannot work with are
+/// refused here, at the start, not at every run.
+pub fn spawn_reaper(pool: PgPool, config: Config) -> Result<Reaper, ConfigError> {
+    config.validate()?;
     let task = tokio::spawn(async move {
         let mut every = tokio::time::interval(config.reap_every.max(Duration::from_millis(1)));
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -72,6 +85,6 @@ pub fn spawn_reaper(pool: PgPool, config: Config) -> Reaper {
             }
         }
     });
-    Reaper { task }
+    Ok(Reaper { task })
 }
 // ANCHOR_END: spawn_reaper

@@ -43,6 +43,40 @@ impl Config {
     pub fn retention_interval(&self) -> String {
         format!("{} milliseconds", self.retention.as_millis())
     }
+
+    // ANCHOR: validate
+    /// Whether the reaper can work with these settings; the reaper checks before
+    /// it deletes anything ([`reap_expired_keys`](crate::reap_expired_keys),
+    /// [`spawn_reaper`](crate::spawn_reaper)).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.reap_batch < 1 {
+            return Err(ConfigError::ReapBatch(self.reap_batch));
+        }
+        if self.retention.as_millis() == 0 {
+            return Err(ConfigError::Retention(self.retention));
+        }
+        Ok(())
+    }
+    // ANCHOR_END: validate
+}
+
+/// Settings the reaper cannot work with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A batch of 0 deletes nothing and is never "not full": the reaper would
+    /// loop for ever; a negative one is a `LIMIT` PostgreSQL refuses.
+    #[error(
+        "reap_batch is {0}: a batch deletes at least 1 key (set reap_batch to 1 or more; the \
+         default is 1000)"
+    )]
+    ReapBatch(i64),
+    /// Under a millisecond, every key would be expired as soon as it is stored:
+    /// no retry would ever be replayed, and the reaper would delete every answer.
+    #[error(
+        "retention is {0:?}: keys would expire as soon as they are stored (set a retention of \
+         at least the time your clients keep retrying; the default is 24 h)"
+    )]
+    Retention(Duration),
 }
 
 /// Serves `router` on `listener` until the process ends; a client that takes

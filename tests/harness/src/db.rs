@@ -11,8 +11,10 @@ use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
 use postgres_provisioning::{Backend, BackendChoice, NoServer, at_exit, owner, without_createdb};
 
-use crate::admin::{Admin, Statement};
-use crate::backend;
+use crate::admin::{Admin, Statement, copy_strategy};
+use crate::burst::fire_concurrently;
+use crate::condition::{Condition, report};
+use crate::server::backend;
 
 /// Why a test could not have its database; every message names the way out.
 ///
@@ -218,8 +220,8 @@ impl TestDb {
     /// A URL for this database that `psql` and sqlx both read, password included
     /// (the container's is the harness's own `postgres`; a `DATABASE_URL`'s is kept).
     pub fn url(&self) -> String {
-        if let Ok(backend) = crate::backend()
-            && backend.choice == crate::BackendChoice::Url
+        if let Ok(backend) = backend()
+            && backend.choice == BackendChoice::Url
             && let Ok(url) = std::env::var("DATABASE_URL")
         {
             return with_database(&url, &self.name);
@@ -275,7 +277,7 @@ impl TestDb {
             match task.await {
                 Ok(Ok(conn)) => held.push(conn),
                 Ok(Err(e)) => {
-                    crate::report(&crate::Condition::ConnectionsNotOpened {
+                    report(&Condition::ConnectionsNotOpened {
                         connections: size.max_connections,
                         error: e.to_string(),
                     });
@@ -410,13 +412,13 @@ impl TestDb {
         Fut: std::future::Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        let burst = crate::fire_concurrently(n, call);
+        let burst = fire_concurrently(n, call);
         tokio::pin!(burst);
         tokio::select! {
             results = &mut burst => (results, None),
             () = tokio::time::sleep(look_after) => {
                 let state = self.describe(pool).await;
-                crate::report(&crate::Condition::PoolState { state: state.clone() });
+                report(&Condition::PoolState { state: state.clone() });
                 (burst.await, Some(state))
             }
         }
@@ -453,19 +455,6 @@ pub(crate) fn pool_on(options: &PgConnectOptions, size: PoolSize) -> PgPool {
         // A fresh test database has nothing to check; skip the round trip.
         .test_before_acquire(false)
         .connect_lazy_with(options.clone())
-}
-
-/// How `CREATE DATABASE` copies its template. PostgreSQL 15 copies it block by
-/// block through the WAL by default; copying its few small files is faster for
-/// the small templates here (median 15 to 26 ms instead of 22 to 34 ms per
-/// create, five interleaved runs of `just bench-harness` on a busy machine; the
-/// template itself, from template1: first database 116 ms instead of 204, median
-/// of six).
-pub(crate) fn copy_strategy(admin: &PgConnection) -> &'static str {
-    match admin.server_version_num() {
-        Some(version) if version >= 150_000 => " STRATEGY FILE_COPY",
-        _ => "",
-    }
 }
 
 /// Runs `create` (a CREATE DATABASE, completed with the copy strategy) on the
@@ -528,7 +517,7 @@ async fn template_for(
     schema: Schema,
 ) -> Result<String, Arc<TestDbError>> {
     static TEMPLATES: Mutex<Option<HashMap<String, TemplateCell>>> = Mutex::new(None);
-    let hash = crate::content_hash(schema.sql);
+    let hash = content_hash(schema.sql);
     let cell = {
         let mut templates = TEMPLATES
             .lock()
@@ -578,6 +567,13 @@ async fn make_template(backend: &Backend, name: &str, schema: Schema) -> Result<
             file: schema.source,
             source,
         })
+}
+
+/// SHA-256 of some text, in hex: names derived from content (a cache directory,
+/// a template database).
+pub(crate) fn content_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    payment_model::hex(&Sha256::digest(text.as_bytes()))
 }
 
 #[cfg(test)]
@@ -652,7 +648,7 @@ mod tests {
     /// The denial is recognised by its SQLSTATE on a real server, not by words.
     #[tokio::test]
     async fn create_database_as_a_role_without_createdb_is_a_denial_naming_the_role() {
-        let backend = crate::backend().expect("a server for the tests");
+        let backend = backend().expect("a server for the tests");
         let role = format!("wb_db_no_createdb_{}", std::process::id());
         let mut admin = PgConnection::connect_with(&backend.admin)
             .await

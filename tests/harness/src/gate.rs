@@ -97,6 +97,23 @@ const WAITING_ON_A_KEY: &str = "SELECT count(*) FROM pg_stat_activity
      WHERE datname = current_database() AND wait_event_type = 'Lock'
        AND wait_event IN ('transactionid', 'tuple')";
 
+/// Sessions of this database waiting on a table's lock (a `LOCK TABLE`, or a
+/// statement queued behind one).
+const WAITING_ON_A_TABLE: &str = "SELECT count(*) FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'
+       AND wait_event = 'relation'";
+
+/// Waits (bounded) until `n` sessions of this database wait on a table's lock.
+pub async fn wait_for_table_lock_waiters(db: &TestDb, n: i64) {
+    wait_for_sessions(
+        db,
+        WAITING_ON_A_TABLE,
+        n,
+        &format!("{n} session(s) to wait on a table's lock"),
+    )
+    .await;
+}
+
 /// Waits (bounded) until `n` sessions of this database wait on a row or
 /// transaction lock: duplicates queued behind the request that holds their key.
 pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {

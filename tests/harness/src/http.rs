@@ -195,3 +195,93 @@ impl Call {
         )
     }
 }
+
+/// What a server did with a request whose body stopped arriving
+/// ([`post_a_body_that_stops`]).
+#[derive(Debug)]
+pub struct StalledBody {
+    /// The answer, read up to the close of the connection; `None` when the
+    /// server sent nothing and kept the connection open for the whole bound.
+    pub answer: Option<Answer>,
+    /// The answer's `Connection` header, if any.
+    pub connection: Option<String>,
+    /// Whether the server closed the connection within the bound.
+    pub closed: bool,
+    /// How long after the last byte of the body the server closed the
+    /// connection (or the bound, when it did not).
+    pub after: Duration,
+}
+
+/// Sends `POST path` with `headers` and a `Content-Length` of `declared` bytes,
+/// then only the first `sent` bytes of that body (spaces), and then nothing: a
+/// client that stopped sending. Reads what comes back until the server closes
+/// the connection, for at most `bound`.
+pub async fn post_a_body_that_stops(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    declared: usize,
+    sent: usize,
+    bound: Duration,
+) -> StalledBody {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .unwrap_or_else(|e| panic!("could not connect to the server at {addr}: {e}"));
+    let mut head =
+        format!("POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-length: {declared}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let part = vec![b' '; sent.min(declared)];
+    if let Err(e) = stream.write_all(&[head.as_bytes(), &part].concat()).await {
+        panic!("could not send the request's head and {sent} bytes of its body: {e}");
+    }
+    let stopped = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let read_to_close = async {
+        let mut chunk = [0u8; 4096];
+        loop {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.extend_from_slice(&chunk[..n]),
+            }
+        }
+    };
+    let closed = tokio::time::timeout(bound, read_to_close).await.is_ok();
+    let after = stopped.elapsed();
+    if seen.is_empty() {
+        return StalledBody {
+            answer: None,
+            connection: None,
+            closed,
+            after,
+        };
+    }
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("the server's answer is not HTTP: {text:?}"));
+    let fields: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let header = |name: &str| {
+        fields
+            .iter()
+            .find(|(field, _)| field == name)
+            .map(|(_, value)| value.clone())
+    };
+    StalledBody {
+        answer: Some(Answer::of(status, header, body.as_bytes())),
+        connection: header("connection"),
+        closed,
+        after,
+    }
+}

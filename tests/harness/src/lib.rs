@@ -21,24 +21,25 @@ mod gate;
 mod http;
 pub mod provider;
 mod scenario;
+mod server;
 mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
-
-use std::io::Write;
 
 pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
 pub use condition::{Condition, report};
 pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
-    wait_for_lock_waiters,
+    wait_for_lock_waiters, wait_for_table_lock_waiters,
 };
-pub use http::{Answer, Call, CallError, serve};
+pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
 pub use scenario::{
-    FailedPayment, LaterRetry, TwoKeys, failed_payment_retried, later_retry, two_keys,
+    FailedPayment, FailedPaymentReturned, LaterRetry, TwoKeys, failed_payment_as_it_returns,
+    failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,
 };
+pub use server::backend;
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's
@@ -48,33 +49,10 @@ pub use postgres_provisioning as provisioning;
 /// starting it is in [`provisioning`].
 pub use postgres_provisioning::{Backend, BackendChoice, NoServer};
 
-/// The server of this test process, started on first use (or handed over by
-/// the runner); what the search says is printed outside libtest's capture, once
-/// per process, and reaches the runner as [`Condition`]s.
-pub fn backend() -> Result<&'static Backend, &'static NoServer> {
-    postgres_provisioning::listen(|notice| match notice {
-        postgres_provisioning::Notice::Said(text) => {
-            let _ = writeln!(std::io::stderr(), "{text}");
-            report(&Condition::Note {
-                text: text.to_owned(),
-            });
-        }
-        postgres_provisioning::Notice::NoServer => report(&Condition::NoServer),
-    });
-    postgres_provisioning::backend()
-}
-
 /// The schema of stage 1's solution: the tables every later stage works on.
 pub fn reference_schema() -> Schema {
     Schema::new(
         "solutions/stage1-tables/migrations/0001_tables.sql",
         include_str!("../../../solutions/stage1-tables/migrations/0001_tables.sql"),
     )
-}
-
-/// SHA-256 of some text, in hex: names derived from content (a cache directory,
-/// a template database).
-pub(crate) fn content_hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    payment_model::hex(&Sha256::digest(text.as_bytes()))
 }

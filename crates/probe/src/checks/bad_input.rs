@@ -2,8 +2,9 @@
 
 use super::{Finding, Probe, describe, seen};
 use crate::http::{Answer, NoAnswer};
+use crate::outcome::{Role, Verdict};
+use crate::results::Seen;
 use crate::words::{Case, List, Said};
-use crate::{Role, Seen, Verdict};
 
 /// One request of a family and what came back.
 type Sent = (Case, Result<Answer, NoAnswer>);

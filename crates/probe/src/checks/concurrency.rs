@@ -7,9 +7,10 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::{Finding, Probe, SHOWN, id_of, retry_after_missing, seen, tally, without_retry_after};
+use crate::error::ProbeError;
 use crate::http::{self, Answer, NoAnswer};
+use crate::outcome::{Role, Verdict};
 use crate::words::{List, Said, Seconds};
-use crate::{ProbeError, Role, Verdict};
 
 impl Probe<'_> {
     /// Refuses to go on when the first answers say the probe is misconfigured.

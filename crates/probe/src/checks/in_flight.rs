@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use super::{Finding, Probe, describe, id_of, seen};
 use crate::http::{self, Answer, NoAnswer, Request};
+use crate::outcome::{Role, Verdict};
 use crate::words::Said;
-use crate::{Role, Verdict};
 
 impl Probe<'_> {
     pub(super) async fn concurrent_body(&self) -> Finding {

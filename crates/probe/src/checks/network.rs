@@ -8,9 +8,10 @@ use fault_proxy::{Fault, FaultyProxy};
 use serde_json::Value;
 
 use super::{Finding, Probe, describe, seen};
+use crate::error::ProbeError;
 use crate::http::{self, Target};
+use crate::outcome::{Role, Verdict};
 use crate::words::{ClientSaw, Fault as Lost, Said, ServerSaw};
-use crate::{ProbeError, Role, Verdict};
 
 /// The client's patience in the "late answer" scenario: the proxy holds the answer past it.
 const LATE_ANSWER_PATIENCE: Duration = Duration::from_millis(300);

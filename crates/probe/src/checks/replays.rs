@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::{Finding, Probe, describe, id_of, seen};
 use crate::http::excerpt;
+use crate::outcome::{Role, Verdict};
 use crate::words::Said;
-use crate::{Role, Verdict};
 
 /// The headers of `retry` that mark it as a replay: a name that mentions a replay,
 /// with a value the first answer did not carry (Stripe's `Idempotent-Replayed:

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{Build, Cargo, Executable, Targets};
+use crate::cargo::{Build, Cargo, Executable};
 use crate::error::Error;
 use crate::render;
 use crate::run::{PackageRun, RunState, run_built};

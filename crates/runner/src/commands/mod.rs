@@ -3,20 +3,23 @@
 pub mod api;
 pub mod doctor;
 pub mod flaky;
+pub mod manifests;
+pub mod new_stage;
 pub mod probe;
 pub mod review;
 pub mod stage;
 pub mod verify;
 pub mod watch;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cargo::Cargo;
 use crate::environment::command;
 use crate::error::Error;
+use crate::exercise_files::walk;
 use crate::judgement::Judgement;
 use crate::render;
+use crate::review::{Review, Reviews};
 use crate::state::State;
 use crate::t;
 use crate::ui;
@@ -180,11 +183,12 @@ pub fn progress(wb: &Workbook) -> Result<(), Error> {
 
 /// The capstone's line: routes reviewed, and the points their tests gave.
 fn review_progress(wb: &Workbook, state: &State) -> Result<(), Error> {
-    if !crate::review::Review::file(&wb.root).exists() {
+    if !Review::file(&wb.root).exists() {
         return Ok(());
     }
-    let review = crate::review::Review::load(&wb.root)?;
-    let (scored, points, out_of) = state.reviews()?.totals(&review);
+    let review = Review::load(&wb.root)?;
+    let reviews: Reviews = state.reviews()?;
+    let (scored, points, out_of) = reviews.totals(&review);
     let l = &wb.l10n;
     let review_command = command("review");
     let line = if scored == 0 {
@@ -285,7 +289,7 @@ pub fn solution(wb: &Workbook, number: u32, yes: bool) -> Result<(), Error> {
         }
     }
     let cargo = Cargo::new(&wb.root, false);
-    let dir = package_dir(&cargo, &stage.solution)?;
+    let dir = cargo.package_dir(&stage.solution)?;
     let files = solution_files(&dir);
     println!(
         "{}",
@@ -329,49 +333,6 @@ fn without_anchors(text: &str) -> String {
         .collect()
 }
 
-/// The directory of a workspace package, from `cargo metadata`.
-pub fn package_dir(cargo: &Cargo, package: &str) -> Result<PathBuf, Error> {
-    package_dirs(cargo)?
-        .remove(package)
-        .ok_or_else(|| Error::Command {
-            command: "cargo metadata --no-deps".into(),
-            detail: format!("no package {package} in the workspace"),
-        })
-}
-
-/// The directory of every workspace package, by name, from `cargo metadata`.
-pub fn package_dirs(cargo: &Cargo) -> Result<BTreeMap<String, PathBuf>, Error> {
-    let mut command = cargo.command(&["metadata", "--no-deps", "--format-version", "1"]);
-    command
-        .arg("--manifest-path")
-        .arg(cargo.root.join("Cargo.toml"));
-    let out = command.output().map_err(|source| Error::Spawn {
-        program: "cargo metadata".into(),
-        source,
-    })?;
-    let failed = |detail: String| Error::Command {
-        command: "cargo metadata --no-deps".into(),
-        detail,
-    };
-    if !out.status.success() {
-        return Err(failed(
-            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        ));
-    }
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
-    Ok(metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|p| {
-            let name = p["name"].as_str()?;
-            let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
-            Some((name.to_owned(), dir.to_owned()))
-        })
-        .collect())
-}
-
 /// A solution's sources and migrations, in a stable order.
 fn solution_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -380,26 +341,6 @@ fn solution_files(dir: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
-}
-
-/// Every file under `dir`, skipping `target` and hidden directories.
-pub fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "target" {
-            continue;
-        }
-        match entry.file_type() {
-            Ok(t) if t.is_dir() => walk(&path, files),
-            Ok(t) if t.is_file() => files.push(path),
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::cargo::{Cargo, Targets};
 use crate::error::Error;
 use crate::review::{
-    Evidence, Grade, Item, Review, ReviewAnswer, Route, RouteReview, TEST_TARGET, Verdict,
+    Evidence, Grade, Item, Review, ReviewAnswer, Reviews, Route, RouteReview, TEST_TARGET, Verdict,
     disagreements, lines,
 };
 use crate::run::{PackageRun, build_and_run};
@@ -43,7 +43,7 @@ pub fn run(wb: &Workbook, options: &ReviewOptions) -> Result<bool, Error> {
         return evidence_table(wb, &review, &routes, &cargo, options.timeout);
     }
     let state = State::new(&wb.state_dir);
-    let mut reviews = state.reviews()?;
+    let mut reviews: Reviews = state.reviews()?;
     if options.again {
         for route in &routes {
             reviews.routes.remove(&route.name);
@@ -376,7 +376,7 @@ fn show_verdicts(
     (points, out_of)
 }
 
-fn show_summary(l: &Localiser, review: &Review, reviews: &crate::review::Reviews) {
+fn show_summary(l: &Localiser, review: &Review, reviews: &Reviews) {
     ui::heading(&t!(l, "review-summary-heading"));
     let mut table = ui::table([t!(l, "column-route"), t!(l, "column-points")]);
     for route in &review.routes {

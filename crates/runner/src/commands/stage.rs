@@ -3,28 +3,75 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{Cargo, Targets};
-use crate::environment::command;
+use crate::cargo::{Cargo, Executable, Targets};
+use crate::environment::{self, command};
 use crate::error::Error;
-use crate::judgement::{Judgement, Seen};
-use crate::observations::Observations;
-use crate::render::{self, Judged};
+use crate::judgement::{Judging, PackageRunner, PackageRuns, judge, results};
+use crate::render;
 use crate::run::{PackageRun, RunState, build_and_run};
 use crate::stages::{Prediction, Stage};
-use crate::state::{Answer, Answers, PredictionResult, Progress, State, now};
+use crate::state::{Answer, Answers, State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 use crate::{l10n::Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct StageOptions {
-    /// Ask the predictions that have no answer yet.
-    pub ask: bool,
-    /// Why the questions are not asked, when they are not.
-    pub quiet_reason: Option<String>,
+    /// Why the predictions that have no answer yet are not asked; `None`: they are.
+    pub quiet: Option<Quiet>,
     pub timeout: Duration,
     /// Run by `watch`: the next run comes with the next save.
     pub watching: bool,
+}
+
+/// Why a run does not ask its predictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quiet {
+    /// `--no-predict`.
+    NoPredict,
+    /// `CI` is set.
+    Ci,
+    /// Nobody at a terminal to answer.
+    NoTerminal,
+    /// `watch` reads the keys: run `stage N` once to predict.
+    Watching,
+}
+
+impl StageOptions {
+    /// What `stage N` does with its flags here: it asks unless told not to, in
+    /// CI, or with no terminal to answer.
+    pub fn new(no_predict: bool, timeout: Duration) -> Self {
+        let quiet = if no_predict {
+            Some(Quiet::NoPredict)
+        } else if environment::in_ci() {
+            Some(Quiet::Ci)
+        } else if !environment::can_ask() {
+            Some(Quiet::NoTerminal)
+        } else {
+            None
+        };
+        Self {
+            quiet,
+            timeout,
+            watching: false,
+        }
+    }
+}
+
+impl Quiet {
+    /// Why, in the learner's words, for stage `number`.
+    fn said(self, l: &Localiser, number: u32) -> String {
+        match self {
+            Self::NoPredict => "--no-predict".to_owned(),
+            Self::Ci => t!(l, "quiet-ci"),
+            Self::NoTerminal => t!(l, "quiet-no-terminal"),
+            Self::Watching => t!(
+                l,
+                "quiet-watching",
+                stage = command(&format!("stage {number}"))
+            ),
+        }
+    }
 }
 
 /// Runs stage `number`; true when every test passed.
@@ -38,7 +85,7 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
 
     let answers = predictions(l, &state, stage, &options)?;
     let started = Instant::now();
-    let cargo = Cargo::new(&wb.root, crate::environment::stdout_is_terminal());
+    let cargo = Cargo::new(&wb.root, environment::stdout_is_terminal());
     let file = state.run_file(&format!("stage-{number}"))?;
     let mut spinner = Spinner::speaking(l);
     let run = build_and_run(
@@ -60,28 +107,32 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
             return Err(e);
         }
     };
-    let others = observed_by_runs(
-        l,
-        &cargo,
-        &state,
+    let judging = Judging::Learner(&answers);
+    let mut packages = PackageRuns::kept_in(&state, number);
+    packages.gather(
         stage,
-        &run,
-        options.timeout,
-        &mut spinner,
+        judging,
+        &mut LearnerRuns {
+            l,
+            cargo: &cargo,
+            state: &state,
+            timeout: options.timeout,
+            spinner: &mut spinner,
+        },
     )?;
     spinner.finish();
     let _ = state.keep_observations(number, file);
 
     if let RunState::CompileError | RunState::NotBuilt(_) = run.state {
         render::build_failure(l, stage, &run, options.watching);
-        record_run(&state, number, false, &BTreeMap::new())?;
+        state.record_run(number, false, &BTreeMap::new())?;
         return Ok(false);
     }
     render::harness_notes(&run.observations);
     render::observations(l, stage, &run.observations);
-    let judged = judge(stage, &answers, &run.observations, &others);
+    let judged = judge(stage, judging, &run.observations, &packages);
     render::predictions(l, &judged);
-    let results = results(l, &judged);
+    let results = results(&judged, |j| render::happened(l, j.prediction, &j.seen));
     let passed = run.state == RunState::Passed;
     let kept = state.progress()?;
     let judged_before = kept.stages.get(&number).map_or(0, |p| {
@@ -96,60 +147,12 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     }
     render::tests(l, &run);
     render::verdict(l, stage, &run, started.elapsed(), options.watching);
-    let progress = record_run(&state, number, passed, &results)?;
+    let progress = state.record_run(number, passed, &results)?;
     if passed {
         let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);
         render::next(wb, stage, &done, options.watching);
     }
     Ok(passed)
-}
-
-/// Every prediction of the stage, judged by this run's figures (or its
-/// `observed_by` package's).
-fn judge<'a>(
-    stage: &'a Stage,
-    answers: &'a Answers,
-    main: &Observations,
-    others: &BTreeMap<String, Observations>,
-) -> Vec<Judged<'a>> {
-    stage
-        .predictions
-        .iter()
-        .map(|p| {
-            let source = p
-                .learner_source()
-                .and_then(|pkg| others.get(pkg))
-                .unwrap_or(main);
-            let seen = Seen::of(p, source, &p.observe);
-            let answer = answers.get(&p.id);
-            let judgement = Judgement::of(p, answer.map(|a| a.answer.as_str()), &seen.observed);
-            Judged {
-                prediction: p,
-                answer,
-                seen,
-                judgement,
-            }
-        })
-        .collect()
-}
-
-/// The judged predictions, as progress keeps them.
-fn results(l: &Localiser, judged: &[Judged<'_>]) -> BTreeMap<String, PredictionResult> {
-    judged
-        .iter()
-        .filter(|j| j.judgement.is_judged())
-        .filter_map(|j| {
-            let answer = j.answer?;
-            Some((
-                j.prediction.id.clone(),
-                PredictionResult {
-                    answer: answer.answer.clone(),
-                    observed: render::happened(l, j.prediction, &j.seen),
-                    right: j.judgement == Judgement::Right,
-                },
-            ))
-        })
-        .collect()
 }
 
 /// The saved answers, after asking the questions that have none, when someone
@@ -180,13 +183,12 @@ fn predictions(
         ));
         return Ok(answers);
     }
-    if !options.ask {
-        if let Some(reason) = &options.quiet_reason {
-            ui::note(&format!(
-                "  {}",
-                t!(l, "predictions-not-asked-because", reason = reason)
-            ));
-        }
+    if let Some(quiet) = options.quiet {
+        let reason = quiet.said(l, stage.number);
+        ui::note(&format!(
+            "  {}",
+            t!(l, "predictions-not-asked-because", reason = reason)
+        ));
         return Ok(answers);
     }
     ui::heading(&t!(l, "predict-heading"));
@@ -214,97 +216,39 @@ fn predictions(
     Ok(answers)
 }
 
-/// Runs the packages some predictions take their figures from (`observed_by`),
-/// reusing the last figures while the package's test executables are unchanged.
-fn observed_by_runs(
-    l: &Localiser,
-    cargo: &Cargo,
-    state: &State,
-    stage: &Stage,
-    main: &PackageRun,
+/// How the learner's loop builds and runs an `observed_by` package: alone, as
+/// `cargo test -p PACKAGE` would, behind the spinner.
+struct LearnerRuns<'a> {
+    l: &'a Localiser,
+    cargo: &'a Cargo,
+    state: &'a State,
     timeout: Duration,
-    spinner: &mut Spinner,
-) -> Result<BTreeMap<String, Observations>, Error> {
-    let mut out = BTreeMap::new();
-    for p in &stage.predictions {
-        let Some(package) = p.learner_source() else {
-            continue;
-        };
-        if out.contains_key(package) {
-            continue;
-        }
-        if package == stage.exercise {
-            out.insert(package.to_owned(), main.observations.clone());
-            continue;
-        }
-        spinner.phase(&t!(l, "building-package", package = package));
-        let build = cargo.build(Targets::Package(package), &mut |status| {
+    spinner: &'a mut Spinner,
+}
+
+impl PackageRunner for LearnerRuns<'_> {
+    fn build(&mut self, package: &str) -> Result<Vec<Executable>, Error> {
+        let l = self.l;
+        self.spinner
+            .phase(&t!(l, "building-package", package = package));
+        let spinner = &mut *self.spinner;
+        let build = self.cargo.build(Targets::Package(package), &mut |status| {
             spinner.detail(&status.said(l));
         })?;
-        let key = executables_key(&build.executables, package);
-        if let Some(cached) = state.observed_by(stage.number, package, &key) {
-            out.insert(package.to_owned(), cached);
-            continue;
-        }
-        let file = state.run_file(package)?;
-        let run = build_and_run(
-            cargo,
+        Ok(build.executables)
+    }
+
+    fn run(&mut self, package: &str) -> Result<PackageRun, Error> {
+        let l = self.l;
+        let file = self.state.run_file(package)?;
+        build_and_run(
+            self.cargo,
             Targets::Package(package),
             file.path(),
-            timeout,
-            spinner,
+            self.timeout,
+            self.spinner,
             &t!(l, "running-for-predictions", package = package),
             None,
-        )?;
-        let finished = !matches!(
-            run.state,
-            RunState::TimedOut(_) | RunState::CompileError | RunState::NotBuilt(_)
-        );
-        if finished {
-            state.save_observed_by(stage.number, package, &key, &run.observations);
-        }
-        out.insert(package.to_owned(), run.observations);
+        )
     }
-    Ok(out)
-}
-
-fn executables_key(executables: &[crate::cargo::Executable], package: &str) -> String {
-    let mut parts: Vec<String> = executables
-        .iter()
-        .filter(|e| e.package == package)
-        .map(|e| {
-            let modified = std::fs::metadata(&e.path)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos())
-                .unwrap_or(0);
-            format!("{}@{modified}", e.path.display())
-        })
-        .collect();
-    parts.sort();
-    parts.join("|")
-}
-
-fn record_run(
-    state: &State,
-    number: u32,
-    passed: bool,
-    results: &BTreeMap<String, PredictionResult>,
-) -> Result<Progress, Error> {
-    state.update_progress(|p| {
-        let entry = p.stages.entry(number).or_default();
-        entry.runs += 1;
-        for (id, result) in results {
-            // The first judged run counts: that is when the prediction was made.
-            entry
-                .predictions
-                .entry(id.clone())
-                .or_insert_with(|| result.clone());
-        }
-        if passed && !entry.done {
-            entry.done = true;
-            entry.done_at = Some(now());
-        }
-    })
 }

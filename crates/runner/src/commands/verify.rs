@@ -4,14 +4,13 @@
 //! prediction's answer key is what really happens; the metadata is complete.
 //! Then `cargo fmt --check` and clippy with `-D warnings`.
 
-use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::exercise_files::{pasted_code, unexpected_files};
-use crate::judgement::{Judgement, Seen};
+use crate::judgement::{Judged, Judgement, Judging, PackageRunner, PackageRuns, judge};
 use crate::l10n::{Lang, Localiser};
 use crate::render;
 use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
@@ -37,16 +36,17 @@ struct Verifier<'a> {
     timeout: Duration,
     spinner: Spinner,
     checks: Vec<Check>,
-    /// Whole-package runs for `observed_by`, by package.
-    package_runs: BTreeMap<String, PackageRun>,
+    /// Whole-package runs for `observed_by`, each package run once.
+    package_runs: PackageRuns<'static>,
     /// The one build of every package (plain `cargo test --no-run`, then the other
     /// members), whose executables the checks run.
     workspace: Option<Build>,
 }
 
-/// `only`: one stage's checks instead of every stage's and the review's.
-pub fn run(wb: &Workbook, only: Option<u32>, timeout: Duration) -> Result<bool, Error> {
-    if let Some(n) = only {
+/// `only`: these stages' checks instead of every stage's and the review's (all
+/// when empty).
+pub fn run(wb: &Workbook, only: &[u32], timeout: Duration) -> Result<bool, Error> {
+    for &n in only {
         wb.stage(n)?;
     }
     let started = Instant::now();
@@ -57,7 +57,7 @@ pub fn run(wb: &Workbook, only: Option<u32>, timeout: Duration) -> Result<bool, 
         timeout,
         spinner: Spinner::new(),
         checks: Vec::new(),
-        package_runs: BTreeMap::new(),
+        package_runs: PackageRuns::default(),
         workspace: None,
     };
     let result = v.all(only);
@@ -68,7 +68,7 @@ pub fn run(wb: &Workbook, only: Option<u32>, timeout: Duration) -> Result<bool, 
 }
 
 impl Verifier<'_> {
-    fn all(&mut self, only: Option<u32>) -> Result<(), Error> {
+    fn all(&mut self, only: &[u32]) -> Result<(), Error> {
         self.metadata();
         self.exercise_files()?;
         self.spinner.phase(
@@ -94,10 +94,13 @@ impl Verifier<'_> {
         );
         self.workspace = Some(build);
         let stages = self.wb.stages.clone();
-        for stage in stages.iter().filter(|s| only.is_none_or(|n| s.number == n)) {
+        for stage in stages
+            .iter()
+            .filter(|s| only.is_empty() || only.contains(&s.number))
+        {
             self.stage(stage)?;
         }
-        if only.is_none() {
+        if only.is_empty() {
             self.review()?;
         }
         self.lints()
@@ -166,7 +169,7 @@ impl Verifier<'_> {
     /// code is the solution's file, compiled in with `#[path]`, or an identical copy,
     /// and a crate root the learner does not edit holds only wiring.
     fn exercise_files(&mut self) -> Result<(), Error> {
-        let dirs = super::package_dirs(&self.cargo)?;
+        let dirs = self.cargo.package_dirs()?;
         let stages = self.wb.stages.clone();
         for stage in &stages {
             let (Some(exercise), Some(solution)) =
@@ -186,6 +189,28 @@ impl Verifier<'_> {
                 Some(stage.number),
                 "the exercise holds only its edit files and given code",
                 unexpected.is_empty() && pasted.is_empty(),
+                detail,
+            );
+            let (ok, detail) = match super::manifests::expected(self.wb, &dirs, stage) {
+                Ok((path, want))
+                    if std::fs::read_to_string(&path).is_ok_and(|have| have == want) =>
+                {
+                    (true, String::new())
+                }
+                Ok((path, _)) => (
+                    false,
+                    format!(
+                        "{} is not what `cargo workbook manifests` writes from {}: run it",
+                        self.wb.shown(&path),
+                        self.wb.shown(&solution.join("Cargo.toml"))
+                    ),
+                ),
+                Err(e) => (false, e.to_string()),
+            };
+            self.check(
+                Some(stage.number),
+                "the exercise's manifest is its solution's, derived",
+                ok,
                 detail,
             );
         }
@@ -415,22 +440,25 @@ impl Verifier<'_> {
             );
         }
 
-        for p in &stage.predictions {
-            let (source, observations) = match p.observed_by.as_deref() {
-                None => (stage.solution.clone(), solution.observations.clone()),
-                Some(pkg) => {
-                    if !self.package_runs.contains_key(pkg) {
-                        let run = self.run(Targets::Package(pkg), &format!("stage {n}: {pkg}"))?;
-                        self.package_runs.insert(pkg.to_owned(), run);
-                    }
-                    let run = &self.package_runs[pkg];
-                    (pkg.to_owned(), run.observations.clone())
-                }
-            };
-            let scenario = p.verify_scenario();
-            let seen = Seen::of(p, &observations, scenario);
+        let mut packages = std::mem::take(&mut self.package_runs);
+        let gathered = packages.gather(stage, Judging::AnswerKey, &mut StageRuns { v: self, n });
+        self.package_runs = packages;
+        gathered?;
+        for j in judge(
+            stage,
+            Judging::AnswerKey,
+            &solution.observations,
+            &self.package_runs,
+        ) {
+            let Judged {
+                prediction: p,
+                source,
+                scenario,
+                seen,
+                judgement,
+                ..
+            } = j;
             let shown = seen.shown();
-            let judgement = Judgement::of(p, Some(&p.answer), &seen.observed);
             let ok = judgement == Judgement::Right;
             let detail = match (judgement, &seen.observed) {
                 (Judgement::Right, _) => format!(
@@ -533,6 +561,27 @@ impl Verifier<'_> {
             detail,
         );
         Ok(())
+    }
+}
+
+/// How verify runs an `observed_by` package: what its workspace build made.
+struct StageRuns<'v, 'w> {
+    v: &'v mut Verifier<'w>,
+    n: u32,
+}
+
+impl PackageRunner for StageRuns<'_, '_> {
+    fn build(&mut self, package: &str) -> Result<Vec<Executable>, Error> {
+        Ok(self
+            .v
+            .built(Targets::Package(package))
+            .map(|(_, executables)| executables)
+            .unwrap_or_default())
+    }
+
+    fn run(&mut self, package: &str) -> Result<PackageRun, Error> {
+        let what = format!("stage {}: {package}", self.n);
+        self.v.run(Targets::Package(package), &what)
     }
 }
 

@@ -20,10 +20,11 @@ use std::time::{Duration, SystemTime};
 use console::Term;
 
 use crate::cargo::Cargo;
-use crate::commands::stage::{self, StageOptions};
-use crate::commands::{hint, package_dir, walk};
-use crate::environment::{self, command};
+use crate::commands::hint;
+use crate::commands::stage::{self, Quiet, StageOptions};
+use crate::environment;
 use crate::error::Error;
+use crate::exercise_files::walk;
 use crate::render;
 use crate::state::State;
 use crate::t;
@@ -45,7 +46,9 @@ enum Key {
 
 type Snapshot = BTreeMap<PathBuf, Option<(SystemTime, u64)>>;
 
-pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
+/// Watches stage `number`, running it as `stage` does with `options` (the same
+/// flags), on every save.
+pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<(), Error> {
     // Started after the first run of each stage, so that the run can ask the
     // stage's predictions first (before its figures are on the screen); the
     // keys' thread ends with `n`, and the next stage's run asks again.
@@ -60,24 +63,23 @@ pub fn run(wb: &Workbook, number: u32, timeout: Duration) -> Result<(), Error> {
     loop {
         let stage_meta = wb.stage(number)?;
         let cargo = Cargo::new(&wb.root, false);
-        let dir = package_dir(&cargo, &stage_meta.exercise)?;
+        let dir = cargo.package_dir(&stage_meta.exercise)?;
         let extra: Vec<PathBuf> = stage_meta.edit.iter().map(|f| wb.root.join(f)).collect();
         let before = snapshot(&dir, &extra);
         if environment::stdout_is_terminal() {
             let _ = Term::stdout().clear_screen();
         }
-        let can_ask = keys.is_none() && environment::can_ask();
+        // The first run of each stage may ask its predictions; later ones cannot
+        // (the keys are being read), nor can one nobody is at a terminal for.
+        let quiet = match options.quiet {
+            Some(Quiet::NoPredict) => Some(Quiet::NoPredict),
+            _ if keys.is_none() && environment::can_ask() => None,
+            _ => Some(Quiet::Watching),
+        };
         let options = StageOptions {
-            ask: can_ask,
-            quiet_reason: (!can_ask).then(|| {
-                t!(
-                    l,
-                    "quiet-watching",
-                    stage = command(&format!("stage {number}"))
-                )
-            }),
-            timeout,
+            quiet,
             watching: true,
+            ..options.clone()
         };
         let passed = match stage::run(wb, number, options) {
             Ok(passed) => passed,

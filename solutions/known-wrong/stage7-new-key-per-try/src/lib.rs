@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use payment_model::{PaymentRequest, Reply};
+use payment_model::Reply;
 use stage7_answer::Attempt;
-pub use stage7_answer::{PayError, RetryPolicy};
+pub use stage7_answer::{PayError, Payment, RetryPolicy};
 
 pub struct PaymentsClient {
     client: stage7_answer::PaymentsClient,
@@ -21,8 +21,8 @@ impl PaymentsClient {
     }
 
     // ANCHOR: pay
-    pub async fn pay(&self, order_id: i64, amount: i32) -> Result<Reply, PayError> {
-        let body = PaymentRequest { order_id, amount }.to_body();
+    pub async fn pay(&self, payment: &Payment) -> Result<Reply, PayError> {
+        let body = payment.request.to_body();
         let started = Instant::now();
         let mut attempt = 0;
         let mut key;

@@ -3,8 +3,8 @@
 //! delete it, so what a late retry gets depends on when the reaper last ran.
 
 pub use stage9_answer::{
-    Config, MIGRATION, MIGRATION_SOURCE, Reaped, Reaper, RouteConfig, Router, reap_expired_keys,
-    serve, spawn_reaper,
+    ClientId, Config, ConfigError, MIGRATION, MIGRATION_SOURCE, ReapError, Reaped, Reaper,
+    RouteConfig, Router, create_payment, reap_expired_keys, serve, spawn_reaper,
 };
 
 /// Stage 8's route on stage 9's tables: `ON CONFLICT (client_id, key) DO NOTHING`,

@@ -8,11 +8,13 @@ use std::time::Duration;
 use sqlx::PgPool;
 
 pub use stage9_answer::{
-    Config, MIGRATION, MIGRATION_SOURCE, Reaped, RouteConfig, Router, router_with, serve,
+    ClientId, Config, ConfigError, MIGRATION, MIGRATION_SOURCE, ReapError, Reaped, RouteConfig,
+    Router, create_payment, router_with, serve,
 };
 
 /// The model answer's loop, with a batch that waits for locked rows.
-pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped, sqlx::Error> {
+pub async fn reap_expired_keys(pool: &PgPool, config: &Config) -> Result<Reaped, ReapError> {
+    config.validate()?;
     let mut reaped = Reaped::default();
     loop {
         let deleted = sqlx::query(
@@ -56,11 +58,12 @@ impl Drop for Reaper {
     }
 }
 
-pub fn spawn_reaper(pool: PgPool, config: Config) -> Reaper {
-    Reaper(tokio::spawn(async move {
+pub fn spawn_reaper(pool: PgPool, config: Config) -> Result<Reaper, ConfigError> {
+    config.validate()?;
+    Ok(Reaper(tokio::spawn(async move {
         loop {
             let _ = reap_expired_keys(&pool, &config).await;
             tokio::time::sleep(config.reap_every.max(Duration::from_millis(1))).await;
         }
-    }))
+    })))
 }

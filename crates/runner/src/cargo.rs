@@ -211,33 +211,40 @@ impl Cargo {
     /// Builds every package's tests (without running them), in two builds: the
     /// default members as plain `cargo test` builds them, so that what it built is
     /// reused (in CI it ran just before), then every other member as the learner's
-    /// `cargo workbook stage N` builds an exercise.
+    /// `cargo workbook stage N` builds an exercise (none when every member is a
+    /// default member: cargo refuses a build that excludes them all).
     pub fn build_every_package(
         &self,
         status: &mut dyn FnMut(BuildStatus<'_>),
     ) -> Result<Build, Error> {
-        let default_members = self.default_members()?;
+        let (default_members, others) = self.members()?;
         let default = self.build(Targets::Default, status)?;
+        if others.is_empty() {
+            return Ok(default);
+        }
         let others = self.build(Targets::WorkspaceExcept(&default_members), status)?;
         Ok(default.and(others))
     }
 
-    /// The names of the workspace's default members (what plain `cargo test` builds).
-    fn default_members(&self) -> Result<Vec<String>, Error> {
+    /// The names of the workspace's members (`cargo metadata --no-deps` lists only
+    /// them): its default members (what plain `cargo test` builds), and the others.
+    fn members(&self) -> Result<(Vec<String>, Vec<String>), Error> {
         let metadata = self.metadata()?;
-        let ids: Vec<&str> = metadata["workspace_default_members"]
+        let defaults: Vec<&str> = metadata["workspace_default_members"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        Ok(metadata["packages"]
+        let (defaults, others): (Vec<_>, Vec<_>) = metadata["packages"]
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|p| p["id"].as_str().is_some_and(|id| ids.contains(&id)))
-            .filter_map(|p| p["name"].as_str().map(str::to_owned))
-            .collect())
+            .filter_map(|p| Some((p["id"].as_str()?, p["name"].as_str()?.to_owned())))
+            .partition(|(id, _)| defaults.contains(id));
+        let names =
+            |packages: Vec<(&str, String)>| packages.into_iter().map(|(_, name)| name).collect();
+        Ok((names(defaults), names(others)))
     }
 
     /// The directory of a workspace package, from `cargo metadata`.

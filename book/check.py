@@ -553,10 +553,6 @@ SPEC_ASKED_PHASE_TWO = {
     (11, "crash-after-charge"): "the goal says the provider is sent a key derived from the client's, which is "
                                 "why the retry charges once: rewritten in issue 36's second phase, after the "
                                 "fix-stage11 branch merges",
-    (12, "layer-burst-409"): "the goal says '409 while in flight': rewritten in issue 36's second phase, after "
-                             "the fix-stage12 branch merges",
-    (12, "crash-in-layer"): "the goal says the layer runs the route and stores its answer, and where it cannot "
-                            "help: rewritten in issue 36's second phase, after the fix-stage12 branch merges",
 }
 
 # Signs read and found not to state the answer: each with why, reported as a note.

@@ -29,6 +29,9 @@ pub struct Api {
     pub stage: u32,
     /// The stage's tables.
     pub schema: Schema,
+    /// The table the stage keeps its keys in (its schema makes it): the printed
+    /// `psql` shows it beside `payments`.
+    pub keys_table: &'static str,
     /// The bearer token of the one client the database holds, for the stages
     /// whose keys belong to a client (8 on); `None` before.
     pub token: Option<&'static str>,
@@ -360,11 +363,12 @@ fn welcome(api: &Api, addrs: &[std::net::SocketAddr], db: &TestDb) -> String {
          Pay (run it twice: the second is a replay):\n  \
          curl -i {first}/payments{auth} -H 'Idempotency-Key: key-1' \
          -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'\n\
-         Look at the rows:\n  psql '{url}' -c 'table payments' -c 'table idempotency_keys'\n\
+         Look at the rows:\n  psql '{url}' -c 'table payments' -c 'table {keys_table}'\n\
          Probe it (from another terminal):\n  cargo workbook probe {all}{auth} \
          --database-url '{url}' --count-sql 'select count(*) from payments'\n\n\
          Ctrl-C stops it and drops the database.",
         stage = api.stage,
+        keys_table = api.keys_table,
         name = db.name(),
         first = urls[0],
         all = urls.join(" "),

@@ -4,19 +4,25 @@
 //! injected at that exact point.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::response::Response;
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
 use harness::{
-    Answer, Call, Outcome, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently,
-    fire_while_first_is_held, within,
+    Answer, Call, Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, WireRelay,
+    fire_concurrently, fire_while_first_is_held, wait_for_lock_waiters,
+    wait_for_table_lock_waiters, within,
 };
 use payment_model::Reply;
 use rstest::rstest;
 use serde_json::Value;
+use sqlx::{Connection, Executor};
 use stage12::{Config, CrashPoint, Router};
+use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
 /// The stage's tables, from the package under test.
@@ -82,12 +88,86 @@ fn payment_request(key: &str) -> Request {
 
 /// The same payment, sent to `uri` with `content_type`.
 fn payment_request_to(uri: &str, content_type: &str, key: &str) -> Request {
+    request_to(uri, content_type, key, BODY)
+}
+
+/// `POST /payments` by client A with `key` and `body`.
+fn payment_request_with(key: &str, body: &'static str) -> Request {
+    request_to("/payments", "application/json", key, body)
+}
+
+fn request_to(uri: &str, content_type: &str, key: &str, body: &'static str) -> Request {
     Request::post(uri)
         .header("content-type", content_type)
         .header("authorization", "Bearer token-of-a")
         .header("idempotency-key", key)
-        .body(Body::from(BODY))
+        .body(Body::from(body))
         .expect("a valid request")
+}
+
+/// The API with the layer over `layer_pool`, and the routes over `route_pool`:
+/// for the tests that break the route's connection and not the layer's.
+fn api_with_route_pool(layer_pool: sqlx::PgPool, route_pool: sqlx::PgPool) -> Router {
+    stage12::router_with_layer(
+        route_pool,
+        stage12::idempotency_layer(layer_pool, Config::default()),
+    )
+}
+
+/// Every reservation's lease passes: moved back an hour rather than waited for.
+async fn the_lease_passes(db: &TestDb) {
+    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
+        .await;
+}
+
+/// From now on, the route's payment INSERT fails with a PostgreSQL ERROR (so
+/// nothing is committed) while the table `refusing` has a row.
+async fn install_refusals(db: &TestDb) {
+    db.execute(
+        "CREATE TABLE refusing ();
+         CREATE FUNCTION refuse_payment() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF EXISTS (SELECT FROM refusing) THEN
+             RAISE EXCEPTION 'the payment is refused, for the test';
+           END IF;
+           RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_payment BEFORE INSERT ON payments
+           FOR EACH ROW EXECUTE FUNCTION refuse_payment();",
+    )
+    .await;
+}
+
+async fn refuse_payments(db: &TestDb) {
+    db.execute("INSERT INTO refusing DEFAULT VALUES").await;
+}
+
+async fn accept_payments(db: &TestDb) {
+    db.execute("DELETE FROM refusing").await;
+}
+
+/// Sends `request` through `router` in a task of its own, and returns once it
+/// has stopped at `pause` (`config.after_route`): its route has answered, and its
+/// answer is neither stored nor its key released.
+async fn stopped_after_its_route(
+    pause: &CrashPoint,
+    router: Router,
+    request: Request,
+) -> JoinHandle<Answer> {
+    let mut request = tokio::spawn(send(router, request));
+    let stopped = within(CRASH_BOUND, "the request to reach the crash point", async {
+        tokio::select! {
+            () = pause.reached() => true,
+            _ = &mut request => false,
+        }
+    })
+    .await;
+    assert!(
+        stopped,
+        "the request ended without stopping at `config.after_route`: call its `pass()` \
+         after the route returns and before the answer is stored or the key released"
+    );
+    request
 }
 
 /// Sends `request` through `router`, without a network in between.
@@ -105,6 +185,50 @@ async fn send(router: Router, request: Request) -> Answer {
         |name| Some(head.headers.get(name)?.to_str().ok()?.to_owned()),
         &text,
     )
+}
+
+/// What a retry got, in the words of the predictions' answer keys: `409`, `paid`
+/// (a 201 of its own), `replayed` (a stored 201), `replayed-500`, or the status.
+fn what_a_retry_got(retry: &Answer) -> String {
+    match (retry.status, retry.replayed.as_deref()) {
+        (409, _) => "409".to_owned(),
+        (201, Some("true")) => "replayed".to_owned(),
+        (201, _) => "paid".to_owned(),
+        (status, Some("true")) => format!("replayed-{status}"),
+        (status, _) => status.to_string(),
+    }
+}
+
+/// `cargo workbook api --stage 12`'s program (tests/stage12_api.rs).
+#[path = "stage12_api.rs"]
+mod stage12_api;
+
+#[tokio::test]
+async fn the_api_command_shows_the_table_the_layer_keeps_its_keys_in() {
+    let api = stage12_api::api();
+    let db = TestDb::create(Schema::new(api.schema.source, api.schema.sql)).await;
+    db.execute(CLIENTS).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener's address");
+    let _serving = stage12_api::api_server::start(&api, listener, db.pool(PoolSize::of(5)));
+    let paid = post(addr, "/payments", A, Some("order-1"), BODY).await;
+    let mut conn = db.connect().await;
+    let keys: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {} WHERE key = 'order-1'",
+        api.keys_table
+    )))
+    .fetch_one(&mut conn)
+    .await
+    .expect("the table the api shows exists");
+    assert_eq!(paid.status, 201, "the api pays: {paid:?}");
+    assert_eq!(
+        keys, 1,
+        "`cargo workbook api --stage 12` prints `psql ... -c 'table {}'` to show the keys: \
+         the layer's key must be there",
+        api.keys_table
+    );
 }
 
 // ANCHOR: refusals
@@ -142,6 +266,53 @@ async fn a_request_without_a_client_or_a_valid_key_is_refused_before_the_route_r
         0,
         "nothing was reserved"
     );
+}
+
+#[tokio::test]
+async fn a_body_larger_than_the_layer_reads_is_refused_with_413_and_reserves_nothing() {
+    let db = database().await;
+    let config = Config {
+        max_body_bytes: 16,
+        ..Config::default()
+    };
+    let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    let answer = send(layer, payment_request("order-1")).await;
+    assert_eq!(
+        (answer.status, &answer.body["type"]),
+        (
+            413,
+            &Value::from(format!("{}body-too-large", payment_model::PROBLEM_BASE))
+        ),
+        "the body ({} bytes) is larger than `max_body_bytes` (16): the layer cannot \
+         fingerprint it, and refuses it with a problem. Got: {answer:?}",
+        BODY.len()
+    );
+    assert_eq!(db.payment_count().await, 0, "the route did not run");
+    assert_eq!(
+        db.count("SELECT count(*) FROM idempotent_requests").await,
+        0,
+        "nothing was reserved"
+    );
+}
+
+#[tokio::test]
+async fn a_key_that_cannot_be_reserved_is_a_500_and_the_route_does_not_run() {
+    let db = database().await;
+    // The layer's table is gone: the reservation fails with an ERROR.
+    db.execute("ALTER TABLE idempotent_requests RENAME TO idempotent_requests_elsewhere")
+        .await;
+    let answer = send(
+        stage12::router(db.pool(PoolSize::of(5))),
+        payment_request("order-1"),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.content_type.as_str()),
+        (500, "application/problem+json"),
+        "the layer could not reserve the key: it answers 500 with a problem, and never \
+         runs the route without a reservation. Got: {answer:?}"
+    );
+    assert_eq!(db.payment_count().await, 0, "the route did not run");
 }
 // ANCHOR_END: refusals
 
@@ -381,6 +552,229 @@ async fn a_failed_route_releases_its_key_so_a_retry_runs_it_again() {
 }
 // ANCHOR_END: failed_route
 
+// ANCHOR: kept_or_freed
+/// What the layer does with the key once the route has answered: keeps the
+/// answer (a retry replays it, and the route never runs again for the key), or
+/// frees the key (a retry runs the route again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Kept,
+    Freed,
+}
+
+/// A route with no idempotency code of its own that answers `status` the first
+/// time and 201 after, and counts how often it ran.
+fn route_answering(status: u16, runs: Arc<AtomicUsize>) -> axum::routing::MethodRouter {
+    axum::routing::post(move || async move {
+        let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let status = if run == 1 { status } else { 201 };
+        let status = StatusCode::from_u16(status).expect("a status");
+        (status, axum::Json(serde_json::json!({ "run": run }))).into_response()
+    })
+}
+
+#[rstest]
+#[case::created(201, Key::Kept)]
+#[case::bad_request(400, Key::Kept)]
+#[case::not_found(404, Key::Kept)]
+#[case::unprocessable(422, Key::Kept)]
+#[case::internal_error(500, Key::Kept)]
+#[case::bad_gateway(502, Key::Kept)]
+#[case::request_timeout(408, Key::Freed)]
+#[case::conflict(409, Key::Freed)]
+#[case::too_early(425, Key::Freed)]
+#[case::too_many_requests(429, Key::Freed)]
+#[case::service_unavailable(503, Key::Freed)]
+#[tokio::test]
+async fn the_status_of_the_routes_answer_says_whether_it_is_kept_or_its_key_freed(
+    #[case] status: u16,
+    #[case] expected: Key,
+) {
+    let db = database().await;
+    let runs = Arc::new(AtomicUsize::new(0));
+    let layer = stage12::idempotency_layer(db.pool(PoolSize::of(5)), Config::default());
+    let api = Router::new().route(
+        "/payments",
+        route_answering(status, runs.clone()).route_layer(layer),
+    );
+    let first = send(api.clone(), payment_request("order-1")).await;
+    let retry = send(api, payment_request("order-1")).await;
+    let seen = if retry.is_replayed() && runs.load(Ordering::SeqCst) == 1 {
+        Key::Kept
+    } else {
+        Key::Freed
+    };
+    assert_eq!(first.status, status, "{first:?}");
+    assert_eq!(
+        seen,
+        expected,
+        "a route answered {status} (and said nothing more of its effect). {}. The first \
+         answer: {first:?}; the retry's: {retry:?}",
+        match expected {
+            Key::Freed => {
+                "HTTP defines 408, 409, 425, 429 and 503 as \"not done, send it again\": \
+                 the layer frees the key (like a route's `NothingDone`), and the retry \
+                 runs the route"
+            }
+            Key::Kept => {
+                "Any other answer is kept and replayed: a 2xx or 4xx is the request's \
+                 outcome, and a 5xx leaves it unknown (the effect may have committed \
+                 before the failure): a retry that ran the route again could make it twice"
+            }
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_fails_validation_frees_its_key_for_the_corrected_request() {
+    let db = database().await;
+    let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
+    let invalid = post(addr, "/payments", A, Some("order-1"), r#"{"orderId":1}"#).await;
+    let corrected = post(addr, "/payments", A, Some("order-1"), BODY).await;
+    assert_eq!(
+        (invalid.status, &invalid.body["type"]),
+        (
+            400,
+            &Value::from(format!("{}invalid-body", payment_model::PROBLEM_BASE))
+        ),
+        "a body without an amount is refused by the route: {invalid:?}"
+    );
+    assert_eq!(
+        (corrected.status, corrected.replayed.as_deref()),
+        (201, None),
+        "the route refused the body before doing anything, and says so (`NothingDone` \
+         in its answer's extensions): the layer keeps nothing, and the corrected request \
+         with the same key pays. Got: {corrected:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: kept_or_freed
+
+// ANCHOR: outcome_unknown
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lost_commit_acknowledgement_keeps_the_key_so_the_retry_does_not_pay_again() {
+    let db = database().await;
+    // The route's connections go through a relay that loses the server's answer
+    // to the first payment INSERT, once the server has committed it.
+    let relay = WireRelay::losing_the_answer_to(db.options(), "INSERT INTO payments").await;
+    let api = api_with_route_pool(db.pool(PoolSize::of(5)), relay.pool(PoolSize::of(5)));
+
+    let first = send(api.clone(), payment_request("order-1")).await;
+    let paid = db.payment_count().await;
+    let retry = send(api, payment_request("order-1")).await;
+    harness::observe(
+        "stage12.lost_acknowledgement",
+        &serde_json::json!({
+            "payments": db.payment_count().await,
+            "retry_gets": what_a_retry_got(&retry),
+        }),
+    );
+
+    assert!(relay.lost_an_answer(), "the relay lost the INSERT's answer");
+    assert_eq!(
+        paid, 1,
+        "PostgreSQL committed the payment before its answer was lost"
+    );
+    assert_eq!(
+        first.status, 500,
+        "the route's connection broke mid-statement: it cannot know whether the payment \
+         was made, and answers 500. Got: {first:?}"
+    );
+    assert_eq!(
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (500, &first.body, Some("true")),
+        "a 5xx whose route did not say `NothingDone` leaves the outcome unknown: the \
+         layer keeps it as the key's answer instead of freeing the key, so the retry is \
+         told the same, and does not pay a second time. Got: {retry:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "one payment, not two");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_route_whose_session_ends_mid_payment_keeps_its_key_answered_outcome_unknown() {
+    let db = database().await;
+    let gate = PaymentGate::close(&db, 1).await;
+    let api = stage12::router(db.pool(PoolSize::of(5)));
+    let first = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    gate.wait_until_held_by(&db, 1, &first).await;
+    // The session of the held payment is ended, as a server shutdown or an
+    // administrator ends it: PostgreSQL says FATAL, and closes the connection.
+    db.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .await;
+    let first = within(CRASH_BOUND, "the request whose session ended", first)
+        .await
+        .expect("the first request");
+    gate.open().await;
+    let retry = send(api, payment_request("order-1")).await;
+
+    assert_eq!(first.status, 500, "{first:?}");
+    assert_eq!(
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (500, &first.body, Some("true")),
+        "a FATAL ends the session: the route cannot prove it came before the commit, so \
+         it does not say `NothingDone`, and the layer keeps the 500. Got: {retry:?}"
+    );
+    assert_eq!(
+        db.payment_count().await,
+        0,
+        "the price of not knowing: no payment was made here (it was waiting on a lock), \
+         and the key still answers that the outcome is unknown"
+    );
+}
+
+/// How the route is left without a connection.
+#[derive(Debug, Clone, Copy)]
+enum NoConnection {
+    /// Every connection of its pool is taken, past the pool's acquire timeout.
+    AllTaken,
+    /// Its pool was closed.
+    Closed,
+}
+
+#[rstest]
+#[case::pool_timed_out(NoConnection::AllTaken)]
+#[case::pool_closed(NoConnection::Closed)]
+#[tokio::test]
+async fn a_route_that_gets_no_connection_frees_its_key(#[case] how: NoConnection) {
+    let db = database().await;
+    let layer_pool = db.pool(PoolSize::of(5));
+    let route_pool = db.pool(PoolSize {
+        max_connections: 1,
+        acquire_timeout: Duration::from_millis(200),
+    });
+    let held = match how {
+        NoConnection::AllTaken => Some(route_pool.acquire().await.expect("a connection")),
+        NoConnection::Closed => {
+            route_pool.close().await;
+            None
+        }
+    };
+    let first = send(
+        api_with_route_pool(layer_pool.clone(), route_pool),
+        payment_request("order-1"),
+    )
+    .await;
+    drop(held);
+    let retry = send(
+        api_with_route_pool(layer_pool, db.pool(PoolSize::of(5))),
+        payment_request("order-1"),
+    )
+    .await;
+    assert_eq!(first.status, 500, "{first:?}");
+    assert_eq!(
+        (retry.status, retry.replayed.as_deref()),
+        (201, None),
+        "the route never sent its INSERT ({how:?}): it knows nothing was done, says \
+         `NothingDone`, and the retry with the same key pays. Got: {retry:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: outcome_unknown
+
 // ANCHOR: route_layer
 #[tokio::test]
 async fn a_get_with_a_key_is_told_405_and_leaves_the_key_to_the_post() {
@@ -424,9 +818,8 @@ async fn an_answer_too_large_to_keep_is_sent_and_its_retries_are_told_it_was_not
     let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
     let first = send(layer.clone(), payment_request("order-1")).await;
     let retry = send(layer.clone(), payment_request("order-1")).await;
-    // Even once the lease has passed (moved back an hour rather than waited for).
-    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
-        .await;
+    // Even once the lease has passed.
+    the_lease_passes(&db).await;
     let after_the_lease = send(layer, payment_request("order-1")).await;
     assert_eq!(
         (first.status, first.replayed.as_deref()),
@@ -485,20 +878,7 @@ async fn the_fingerprint_ignores_the_query_string_and_the_headers(
 /// Sends client A's payment with `key` through `router`, and makes it die at
 /// `crash`: the request's future is dropped there, as a crashed server drops it.
 async fn crash_at(crash: &CrashPoint, router: Router, key: &str) {
-    let mut first = tokio::spawn(router.oneshot(payment_request(key)));
-    let stopped = within(CRASH_BOUND, "the request to reach the crash point", async {
-        tokio::select! {
-            () = crash.reached() => true,
-            _ = &mut first => false,
-        }
-    })
-    .await;
-    assert!(
-        stopped,
-        "the request ended without stopping at the crash point: call \
-         `config.after_route`'s `pass()` after the route returns and before the answer \
-         is stored"
-    );
+    let first = stopped_after_its_route(crash, router, payment_request(key)).await;
     first.abort();
     assert!(
         first.await.is_err_and(|e| e.is_cancelled()),
@@ -519,9 +899,7 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
     crash_at(&crash, layer.clone(), "order-1").await;
     let paid_before_the_retry = db.payment_count().await;
     let retry = send(layer.clone(), payment_request("order-1")).await;
-    // The lease passes (moved back an hour rather than waited for).
-    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
-        .await;
+    the_lease_passes(&db).await;
     let after_the_lease = send(layer, payment_request("order-1")).await;
     let payments = db.payment_count().await;
     harness::observe(
@@ -530,6 +908,11 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
             "payments": payments,
             "retry": retry.status,
             "after_lease": after_the_lease.status,
+            "retries": format!(
+                "{}-{}",
+                what_a_retry_got(&retry),
+                what_a_retry_got(&after_the_lease)
+            ),
         }),
     );
 
@@ -568,23 +951,10 @@ async fn a_request_past_its_lease_is_run_again_by_a_duplicate_and_cannot_change_
     let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
 
     // The first request pays, and stops before it stores its answer.
-    let mut first = tokio::spawn(send(layer.clone(), payment_request("order-1")));
-    let stopped = within(CRASH_BOUND, "the first request to pay", async {
-        tokio::select! {
-            () = pause.reached() => true,
-            _ = &mut first => false,
-        }
-    })
-    .await;
-    assert!(
-        stopped,
-        "the first request ended without stopping at `config.after_route`: call its \
-         `pass()` after the route returns and before the answer is stored"
-    );
-    // It is slower than its lease (its reservation moved back an hour): a duplicate
-    // takes the key over, pays, and stores its answer.
-    db.execute("UPDATE idempotent_requests SET reserved_at = reserved_at - interval '1 hour'")
-        .await;
+    let first = stopped_after_its_route(&pause, layer.clone(), payment_request("order-1")).await;
+    // It is slower than its lease: a duplicate takes the key over, pays, and
+    // stores its answer.
+    the_lease_passes(&db).await;
     let duplicate = send(layer.clone(), payment_request("order-1")).await;
     // Then the first request wakes, and tries to store its own answer.
     pause.resume();
@@ -667,3 +1037,414 @@ async fn the_same_crash_against_the_in_route_design_pays_once() {
     );
 }
 // ANCHOR_END: crash
+
+// ANCHOR: lease_enforced
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_route_still_running_when_its_lease_ends_is_answered_outcome_unknown_and_never_run_again()
+{
+    let db = database().await;
+    let config = Config {
+        lease: Duration::from_millis(300),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    // The route is held in its payment INSERT, for longer than the lease.
+    let gate = PaymentGate::close(&db, 1).await;
+    let first = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    gate.wait_until_held_by(&db, 1, &first).await;
+    let first = within(
+        CRASH_BOUND,
+        "the layer to answer a request whose route still runs at the end of its lease \
+         (the layer must stop waiting for the route when `config.lease` ends)",
+        first,
+    )
+    .await
+    .expect("the first request");
+    // The lease has ended: a duplicate that found the key unanswered would take
+    // it over and run the route again (it would wait at the gate too).
+    let duplicate = within(
+        CRASH_BOUND,
+        "the duplicate's answer",
+        send(api, payment_request("order-1")),
+    )
+    .await;
+    gate.open().await;
+
+    assert_eq!(
+        (first.status, &first.body["type"]),
+        (
+            500,
+            &Value::from(format!("{}outcome-unknown", payment_model::PROBLEM_BASE))
+        ),
+        "the route did not answer within its lease: the layer stops waiting, and answers \
+         that the outcome is unknown (the route may still commit). Got: {first:?}"
+    );
+    assert_eq!(
+        (
+            duplicate.status,
+            &duplicate.body,
+            duplicate.replayed.as_deref()
+        ),
+        (500, &first.body, Some("true")),
+        "the key keeps that answer: no take-over runs the route a second time while the \
+         first may still pay. Got: {duplicate:?}"
+    );
+}
+// ANCHOR_END: lease_enforced
+
+// ANCHOR: takeover_same_request
+#[tokio::test]
+async fn a_dead_reservation_is_taken_over_only_by_the_same_request() {
+    let db = database().await;
+    let crash = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(crash.clone()),
+        ..Config::default()
+    };
+    let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    crash_at(&crash, layer.clone(), "order-1").await;
+    the_lease_passes(&db).await;
+
+    let other = send(
+        layer.clone(),
+        payment_request_with("order-1", r#"{"orderId":1,"amount":999}"#),
+    )
+    .await;
+    let retry = send(layer, payment_request("order-1")).await;
+
+    assert_eq!(
+        other.status, 422,
+        "the dead reservation was made for another request (amount 100): a request with \
+         amount 999 must not take it over, even past the lease. Got: {other:?}"
+    );
+    assert_eq!(
+        (
+            retry.status,
+            &retry.body["amount"],
+            retry.replayed.as_deref()
+        ),
+        (201, &Value::from(100), None),
+        "the client's own retry takes the key over and pays its 100, as after any crash \
+         in the gap; it must not be replayed another request's answer. Got: {retry:?}"
+    );
+}
+// ANCHOR_END: takeover_same_request
+
+// ANCHOR: token_never_reused
+/// A stale request, and a key reserved again after it:
+/// 1. A's route answers (pays, or fails and makes nothing), and A stops before it
+///    stores or releases: it is slower than its lease;
+/// 2. B takes the key over; its payment fails, and B releases the key;
+/// 3. C reserves the key afresh, and is held in its payment;
+/// 4. A wakes, and stores or releases with the lease it was given.
+struct StaleRequest {
+    api: Router,
+    gate: PaymentGate,
+    a: Answer,
+    b: Answer,
+    c: JoinHandle<Answer>,
+}
+
+async fn a_stale_request_after_its_key_was_reserved_again(
+    db: &TestDb,
+    a_pays: bool,
+) -> StaleRequest {
+    install_refusals(db).await;
+    if !a_pays {
+        refuse_payments(db).await;
+    }
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    let a = stopped_after_its_route(&pause, api.clone(), payment_request("order-1")).await;
+
+    the_lease_passes(db).await;
+    refuse_payments(db).await;
+    let b = send(api.clone(), payment_request("order-1")).await;
+
+    accept_payments(db).await;
+    let gate = PaymentGate::close(db, 1).await;
+    let c = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    gate.wait_until_held_by(db, 1, &c).await;
+
+    pause.resume();
+    let a = within(CRASH_BOUND, "the stale request to finish", a)
+        .await
+        .expect("the stale request");
+    StaleRequest { api, gate, a, b, c }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_release_cannot_free_the_key_once_it_is_reserved_again() {
+    let db = database().await;
+    let StaleRequest { api, gate, a, b, c } =
+        a_stale_request_after_its_key_was_reserved_again(&db, false).await;
+    // D, a duplicate, while C is in flight: told 409, or (if A freed C's key) it
+    // reserves the key and is held at the gate beside C.
+    let mut d = tokio::spawn(send(api, payment_request("order-1")));
+    let d_answered_first = tokio::select! {
+        answered = &mut d => Some(answered.expect("the duplicate")),
+        () = gate.wait_until_held(&db, 2) => None,
+    };
+    gate.open().await;
+    let c = within(CRASH_BOUND, "C to finish", c).await.expect("C");
+    let d = match d_answered_first {
+        Some(d) => d,
+        None => within(CRASH_BOUND, "D to finish", d).await.expect("D"),
+    };
+    let payments = db.payment_count().await;
+
+    assert_eq!(b.status, 500, "B's payment was refused: {b:?}");
+    assert_eq!(
+        d.status, 409,
+        "D came while C held the key: it must be told 409. If D paid, A's late release \
+         deleted C's reservation: A's lease number was given again to C's new row. A \
+         fencing token must never be given twice for a key (take it from a sequence, or \
+         never delete a row). D got {d:?}"
+    );
+    assert_eq!(payments, 1, "C alone paid; got {payments} payments");
+    assert_eq!(
+        (c.status, c.replayed.as_deref()),
+        (201, None),
+        "C held the key and paid: {c:?}"
+    );
+    assert_eq!(
+        a.status, 409,
+        "A lost its key to B: its release changes nothing, and it answers what the key \
+         says (C in flight: 409), not its own 500. Got: {a:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_store_cannot_answer_for_the_key_once_it_is_reserved_again() {
+    let db = database().await;
+    let StaleRequest { api, gate, a, b, c } =
+        a_stale_request_after_its_key_was_reserved_again(&db, true).await;
+    gate.open().await;
+    let c = within(CRASH_BOUND, "C to finish", c).await.expect("C");
+    let retry = send(api, payment_request("order-1")).await;
+
+    assert_eq!(b.status, 500, "B's payment was refused: {b:?}");
+    assert_eq!(
+        (c.status, c.replayed.as_deref()),
+        (201, None),
+        "C holds the key: its own 201 is the key's answer. If C was replayed a 201, A's \
+         late store wrote A's answer into C's new row: A's lease number was given again \
+         to C. A fencing token must never be given twice for a key. C got {c:?}, A {a:?}"
+    );
+    assert_eq!(
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (201, &c.body, Some("true")),
+        "the key's answer is C's: {retry:?}"
+    );
+    assert_eq!(
+        a.status, 409,
+        "A lost its key: its store changes nothing, and it answers what the key says (C \
+         in flight: 409). Got: {a:?}"
+    );
+    assert_eq!(
+        db.payment_count().await,
+        2,
+        "the lease's cost, kept: A (slower than its lease) and C both paid"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stale_release_queued_behind_a_take_over_changes_nothing() {
+    let db = database().await;
+    install_refusals(&db).await;
+    refuse_payments(&db).await;
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    // A's payment fails (nothing done); A stops before it releases the key, and
+    // its lease passes.
+    let a = stopped_after_its_route(&pause, api.clone(), payment_request("order-1")).await;
+    the_lease_passes(&db).await;
+    accept_payments(&db).await;
+    // A test transaction holds the key's row: B's take-over queues on it, and
+    // A's release queues behind B's take-over.
+    let mut holder = db.connect().await;
+    let mut row_lock = holder.begin().await.expect("a transaction");
+    row_lock
+        .execute("SELECT * FROM idempotent_requests FOR UPDATE")
+        .await
+        .expect("the row lock");
+    let gate = PaymentGate::close(&db, 1).await;
+    let b = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    wait_for_lock_waiters(&db, 1).await;
+    pause.resume();
+    wait_for_lock_waiters(&db, 2).await;
+    row_lock.commit().await.expect("the row lock ends");
+    // B takes the key over and is held in its payment; A's release, checked
+    // again against the row B changed, matches nothing.
+    gate.wait_until_held_by(&db, 1, &b).await;
+    let a = within(CRASH_BOUND, "the stale request to finish", a)
+        .await
+        .expect("the stale request");
+    let d = within(
+        CRASH_BOUND,
+        "the duplicate's answer",
+        send(api, payment_request("order-1")),
+    )
+    .await;
+    gate.open().await;
+    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+
+    assert_eq!(
+        a.status, 409,
+        "A's release waited for B's take-over, then found the row under another lease: \
+         it deletes nothing, and A answers what the key says (B in flight). Got: {a:?}"
+    );
+    assert_eq!(
+        d.status, 409,
+        "B holds the key: a duplicate is told 409. Got: {d:?}"
+    );
+    assert_eq!(
+        (b.status, b.replayed.as_deref()),
+        (201, None),
+        "B paid: {b:?}"
+    );
+    assert_eq!(db.payment_count().await, 1, "B alone paid");
+}
+// ANCHOR_END: token_never_reused
+
+// ANCHOR: clean_up_then_take_over
+/// A clean-up (a job that deletes dead reservations, or stage 9's reaper) and a
+/// take-over meet on the key's row: the clean-up deletes it first, and the
+/// take-over's INSERT, queued behind the deletion, makes the row again. Its lease
+/// comes from the sequence: one the stale request never held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_take_over_queued_behind_a_clean_up_owns_the_key_the_stale_request_cannot_answer_for() {
+    let db = database().await;
+    let pause = CrashPoint::armed();
+    let config = Config {
+        after_route: Some(pause.clone()),
+        ..Config::default()
+    };
+    let api = stage12::router_with(db.pool(PoolSize::of(5)), config);
+    // A pays, and stops before it stores its answer; its lease passes.
+    let a = stopped_after_its_route(&pause, api.clone(), payment_request("order-1")).await;
+    the_lease_passes(&db).await;
+    // The clean-up deletes the dead reservation, and has not committed yet.
+    let mut cleaner = db.connect().await;
+    let mut clean_up = cleaner.begin().await.expect("a transaction");
+    clean_up
+        .execute("DELETE FROM idempotent_requests")
+        .await
+        .expect("the clean-up");
+    // B, the client's retry, queues behind the deletion; once it commits, B's
+    // INSERT finds no row and makes one, and B is held in its payment.
+    let gate = PaymentGate::close(&db, 1).await;
+    let b = tokio::spawn(send(api.clone(), payment_request("order-1")));
+    wait_for_lock_waiters(&db, 1).await;
+    clean_up.commit().await.expect("the clean-up commits");
+    gate.wait_until_held_by(&db, 1, &b).await;
+    // A wakes and stores its answer with the lease it was given.
+    pause.resume();
+    let a = within(CRASH_BOUND, "the stale request to finish", a)
+        .await
+        .expect("the stale request");
+    gate.open().await;
+    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+    let retry = send(api, payment_request("order-1")).await;
+
+    assert_eq!(
+        a.status, 409,
+        "A's lease ended and its row was deleted: B's new row holds a lease A never \
+         held, so A's store changes nothing, and A answers what the key says (B in \
+         flight: 409). If A answered its 201, its store matched B's new row: a lease \
+         number was given again to a row made again. Got: {a:?}"
+    );
+    assert_eq!(
+        (b.status, b.replayed.as_deref()),
+        (201, None),
+        "B owns the key after the clean-up: its own 201 is the key's answer. Got: {b:?}"
+    );
+    assert_eq!(
+        (retry.status, &retry.body, retry.replayed.as_deref()),
+        (201, &b.body, Some("true")),
+        "the key's answer is B's: {retry:?}"
+    );
+    assert_eq!(
+        db.payment_count().await,
+        2,
+        "the lease's cost, kept: A (slower than its lease) and B both paid"
+    );
+}
+// ANCHOR_END: clean_up_then_take_over
+
+// ANCHOR: read_after_release
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_freed_between_the_reservation_and_the_read_is_reserved_again() {
+    let db = database().await;
+    // The key is reserved by a request in flight (its row, as the layer writes it).
+    let fingerprint = stage12::fingerprint(&Method::POST, "/payments", BODY);
+    let mut arrange = db.connect().await;
+    sqlx::query(
+        "INSERT INTO idempotent_requests (client_id, key, fingerprint)
+         SELECT id, 'order-1', $1 FROM clients WHERE name = 'client-a'",
+    )
+    .bind(&fingerprint)
+    .execute(&mut arrange)
+    .await
+    .expect("the reservation");
+    // A test transaction locks the key's row: the duplicate's reservation waits on it.
+    let mut row_lock = arrange.begin().await.expect("a transaction");
+    row_lock
+        .execute("SELECT * FROM idempotent_requests FOR UPDATE")
+        .await
+        .expect("the row lock");
+    let api = stage12::router(db.pool(PoolSize::of(5)));
+    let duplicate = tokio::spawn(send(api, payment_request("order-1")));
+    wait_for_lock_waiters(&db, 1).await;
+    // Another transaction asks for the whole table, and queues behind both: when
+    // the duplicate's reservation ends (the key is in flight: no lease), the
+    // duplicate's read of the row queues behind it in turn.
+    let (locked, table_locked) = tokio::sync::oneshot::channel();
+    let (delete, deleting) = tokio::sync::oneshot::channel::<()>();
+    let mut release = db.connect().await;
+    let releaser = tokio::spawn(async move {
+        let mut tx = release.begin().await.expect("a transaction");
+        tx.execute("LOCK TABLE idempotent_requests IN ACCESS EXCLUSIVE MODE")
+            .await
+            .expect("the table lock");
+        let _ = locked.send(());
+        let _ = deleting.await;
+        // The key's request failed and releases the key (or a clean-up deletes it).
+        tx.execute("DELETE FROM idempotent_requests")
+            .await
+            .expect("the release");
+        tx.commit().await.expect("the release commits");
+    });
+    wait_for_table_lock_waiters(&db, 1).await;
+    row_lock.commit().await.expect("the row lock ends");
+    within(CRASH_BOUND, "the table lock", table_locked)
+        .await
+        .expect("the table lock");
+    wait_for_table_lock_waiters(&db, 1).await;
+    let _ = delete.send(());
+    within(CRASH_BOUND, "the release", releaser)
+        .await
+        .expect("the release");
+    let duplicate = within(CRASH_BOUND, "the duplicate's answer", duplicate)
+        .await
+        .expect("the duplicate");
+
+    assert_eq!(
+        (duplicate.status, duplicate.replayed.as_deref()),
+        (201, None),
+        "the duplicate found the key reserved, then no row at all: the request that held \
+         the key released it in between. The key is free: reserve it again (and run the \
+         route), rather than answer 409 for a request no longer in flight. Got: \
+         {duplicate:?}"
+    );
+    assert_eq!(db.payment_count().await, 1);
+}
+// ANCHOR_END: read_after_release

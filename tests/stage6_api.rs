@@ -11,6 +11,7 @@ fn main() -> std::process::ExitCode {
     api_server::main(api_server::Api {
         stage: 6,
         schema: reference_schema(),
+        keys_table: "idempotency_keys",
         token: None,
         router: stage6::router,
         background: None,

@@ -12,6 +12,7 @@ fn main() -> std::process::ExitCode {
     api_server::main(api_server::Api {
         stage: 8,
         schema: Schema::new(stage8::MIGRATION_SOURCE, stage8::MIGRATION),
+        keys_table: "idempotency_keys",
         token: Some(api_server::TOKEN),
         router: stage8::router,
         background: None,

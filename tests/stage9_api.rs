@@ -21,6 +21,7 @@ pub fn api() -> api_server::Api {
     api_server::Api {
         stage: 9,
         schema: Schema::new(stage9::MIGRATION_SOURCE, stage9::MIGRATION),
+        keys_table: "idempotency_keys",
         token: Some(api_server::TOKEN),
         router: |pool| stage9::router_with(pool, stage9::Config::default()),
         background: Some(api_server::Background {

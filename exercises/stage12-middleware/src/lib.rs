@@ -15,12 +15,16 @@ mod routes;
 
 mod idempotency;
 
-pub use idempotency::{fingerprint, idempotent, release, reserve, store, stored};
-pub use layer::{
-    BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Lease, Route,
-    run_route,
+pub use idempotency::{
+    answer_within, fingerprint, frees_the_key, idempotent, own, release, reserve, store, stored,
 };
-pub use responses::{REPLAYED_HEADERS, Stored};
+pub use layer::{
+    BoxFuture, Config, CrashPoint, Handle, IdempotencyLayer, Idempotent, LayerState, Lease,
+    NothingDone, Route, run_route,
+};
+pub use responses::{
+    REPLAYED_HEADERS, Stored, answer_stored, internal_error, outcome_unknown, too_large,
+};
 pub use routes::{
     Router, bare_router, handle, idempotency_layer, pay, refund, router, router_with,
     router_with_layer, serve,

@@ -13,6 +13,10 @@ CREATE TABLE refunds (
 -- ANCHOR_END: refunds
 
 -- ANCHOR: idempotent_requests
+-- The fencing tokens of every reservation, of every key: a number is never given
+-- twice, even to a key whose row was deleted (released) and made again.
+CREATE SEQUENCE idempotent_request_leases;
+
 -- One row per (client, key): the layer's record of a request and of the answer its
 -- route gave. The layer knows nothing of payments or refunds: it stores any
 -- route's status, the headers worth replaying, and the body as bytes.
@@ -31,10 +35,10 @@ CREATE TABLE idempotent_requests (
     -- When the key was reserved: a reservation older than the layer's lease, still
     -- without an answer, is taken to belong to a request that died.
     reserved_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    -- The fencing token: 1 at the reservation, one more at each take-over. The
-    -- request that holds the lease names it in every later write, which then
-    -- changes nothing once another request has taken the key over.
-    lease       BIGINT NOT NULL DEFAULT 1,
+    -- The fencing token: a new number from the sequence at the reservation and at
+    -- each take-over. The request that holds the lease names it in every later
+    -- write, which then changes nothing once another request has the key.
+    lease       BIGINT NOT NULL DEFAULT nextval('idempotent_request_leases'),
     PRIMARY KEY (client_id, key)
 );
 -- ANCHOR_END: idempotent_requests

@@ -33,10 +33,11 @@ pub type Handle = fn(LayerState, Route, Request) -> BoxFuture<Response>;
 /// How the layer waits, buffers and is tested.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// A reservation older than this, still without an answer, is taken to belong
-    /// to a request that died, and the next request with its key takes it over.
-    /// It must be longer than any route ever runs: a request still running past
-    /// its lease is run a second time by the next duplicate.
+    /// How long a request owns its key: the layer waits this long for the route,
+    /// counted from the reservation, then stops waiting and answers that the
+    /// outcome is unknown (and keeps that answer). A reservation older than this,
+    /// still without an answer, is taken to belong to a request that died, and the
+    /// next request with its key takes it over. Longer than any route should run.
     pub lease: Duration,
     /// The largest request body the layer reads (it must read the whole body to
     /// fingerprint it): a larger one is refused with 413 before anything runs.
@@ -76,6 +77,17 @@ impl Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lease(pub i64);
 // ANCHOR_END: lease
+
+// ANCHOR: nothing_done
+/// What a route says, in its answer's extensions, when it knows that it did
+/// nothing: it refused the request before acting (a body that fails
+/// validation), or its statement was refused by PostgreSQL (an ERROR rolls it
+/// back) or never sent. The layer then frees the key, so a retry runs the route
+/// again, where it would otherwise keep the answer. A route that cannot tell (its
+/// connection failed mid-statement) must not say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NothingDone;
+// ANCHOR_END: nothing_done
 
 /// What every request handled by the layer shares.
 #[derive(Debug, Clone)]

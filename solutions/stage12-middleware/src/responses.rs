@@ -79,10 +79,12 @@ impl Stored {
 }
 
 /// The answer for a request that does not own its key: what `stored` read of the
-/// key's row, or a 500 when it could not be read.
-pub(crate) fn answer_stored(read: Result<Stored, sqlx::Error>) -> Response {
+/// key's row; 409 when the row is gone (its request released the key: a retry
+/// will find it free); a 500 when it could not be read.
+pub fn answer_stored(read: Result<Option<Stored>, sqlx::Error>) -> Response {
     match read {
-        Ok(stored) => stored.into_response(),
+        Ok(Some(stored)) => stored.into_response(),
+        Ok(None) => Stored::InFlight.into_response(),
         Err(e) => internal_error("reading a stored answer", &e),
     }
 }
@@ -93,7 +95,8 @@ pub(crate) fn refuse(reply: Reply) -> Response {
     answer(Ok(Answer::first(reply)))
 }
 
-pub(crate) fn too_large() -> Response {
+/// The body is larger than `max_body_bytes`: 413, before anything is reserved.
+pub fn too_large() -> Response {
     refuse(problem(
         413,
         "body-too-large",
@@ -102,8 +105,21 @@ pub(crate) fn too_large() -> Response {
     ))
 }
 
+/// The route still ran when its lease ended: the layer stopped waiting for it, and
+/// cannot know what it did. Kept as the key's answer, like any 5xx.
+pub fn outcome_unknown() -> Response {
+    refuse(problem(
+        500,
+        "outcome-unknown",
+        "The outcome of the request is unknown",
+        "The request took longer than this server waits; it may still have been done. \
+         This key keeps this answer: find out whether it was done before you send it \
+         again under a new Idempotency-Key.",
+    ))
+}
+
 /// The layer itself failed: nothing of the route ran, or its answer is unknown.
-pub(crate) fn internal_error(doing: &str, e: &dyn std::fmt::Display) -> Response {
+pub fn internal_error(doing: &str, e: &dyn std::fmt::Display) -> Response {
     eprintln!("the idempotency layer failed {doing}: {e}");
     refuse(Reply::internal_error())
 }

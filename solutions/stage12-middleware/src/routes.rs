@@ -11,10 +11,11 @@ use payment_model::{PaymentRequest, Reply};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
+use sqlx::postgres::{PgDatabaseError, PgSeverity};
 use stage8::{Answer, AuthError, ClientId, answer, authenticate};
 
 use crate::idempotency::idempotent;
-use crate::layer::{BoxFuture, Config, IdempotencyLayer, LayerState, Route};
+use crate::layer::{BoxFuture, Config, IdempotencyLayer, LayerState, NothingDone, Route};
 
 pub use axum::Router;
 
@@ -68,11 +69,11 @@ pub fn bare_router(pool: PgPool) -> Router {
 
 // ANCHOR: pay
 /// `POST /payments`: pays, and says where the payment is. Nothing here knows
-/// about keys.
+/// about keys; it says only, when it knows, that it did nothing.
 pub async fn pay(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
     let request = match PaymentRequest::parse(&body) {
         Ok(request) => request,
-        Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
+        Err(why) => return nothing_done(refuse(Reply::invalid_body(&why.to_string()))),
     };
     let paid: Result<i64, sqlx::Error> = sqlx::query_scalar(
         "INSERT INTO payments (client_id, order_id, amount) VALUES ($1, $2, $3) RETURNING id",
@@ -104,7 +105,7 @@ pub struct RefundRequest {
 pub async fn refund(State(pool): State<PgPool>, Client(client): Client, body: String) -> Response {
     let request: RefundRequest = match serde_json::from_str(&body) {
         Ok(request) => request,
-        Err(why) => return refuse(Reply::invalid_body(&why.to_string())),
+        Err(why) => return nothing_done(refuse(Reply::invalid_body(&why.to_string()))),
     };
     let refunded: Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(
         "INSERT INTO refunds (client_id, payment_id, amount)
@@ -145,11 +146,45 @@ fn refuse(reply: Reply) -> Response {
     answer(Ok(Answer::first(reply)))
 }
 
-/// The effect failed: nothing was committed, and a retry may run it again.
+// ANCHOR: failed
+/// The effect's statement failed. When it certainly made nothing, the answer
+/// says so, and a retry may run the route again; otherwise the outcome is
+/// unknown, and the answer only says that.
 fn failed(route: &str, e: sqlx::Error) -> Response {
     eprintln!("{route}: {e}");
-    refuse(Reply::internal_error())
+    if made_nothing(&e) {
+        nothing_done(refuse(payment_model::problem(
+            500,
+            "not-done",
+            "The request failed and was not done",
+            "Nothing was done. Retry with the same Idempotency-Key.",
+        )))
+    } else {
+        refuse(Reply::internal_error())
+    }
 }
+
+/// Whether a failed statement (in autocommit) certainly made nothing: PostgreSQL
+/// answered it with an ERROR, which rolls the statement back and leaves the
+/// session working; or it was never sent, for want of a connection. A broken
+/// connection, or a FATAL that ends the session, may come after the commit: the
+/// route cannot tell.
+fn made_nothing(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(e) => e
+            .try_downcast_ref::<PgDatabaseError>()
+            .is_some_and(|e| e.severity() == PgSeverity::Error),
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+        _ => false,
+    }
+}
+
+/// `response`, marked for the layer: nothing was done.
+fn nothing_done(mut response: Response) -> Response {
+    response.extensions_mut().insert(NothingDone);
+    response
+}
+// ANCHOR_END: failed
 
 /// The client that sends the request. The layer has found it already (and left it
 /// in the request's extensions); a route served without the layer finds it itself.

@@ -9,13 +9,21 @@
 //! statement, and never inside a transaction block", for any server the harness
 //! uses.
 //!
+//! It can also lose an answer ([`WireRelay::losing_the_answer_to`]): the server's
+//! whole answer to one statement, read up to its `ReadyForQuery` (so the server
+//! has finished the statement and, outside a transaction block, committed it) and
+//! then dropped with both connections. The client is left with a broken
+//! connection and no word of what the server did: a lost commit acknowledgement.
+//!
 //! The relay listens on a Unix socket in a directory of its own; a small
 //! supervisor shell removes that directory when the relay is dropped, or when
 //! the test process exits for any reason, even `kill -9` (as `local.rs` does for
 //! the cluster).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgSslMode};
@@ -72,6 +80,8 @@ impl std::fmt::Display for WireLog {
 
 pub struct WireRelay {
     options: PgConnectOptions,
+    /// Whether the answer the relay was told to lose has been lost.
+    lost: Arc<AtomicBool>,
     log: Arc<Mutex<WireLog>>,
     /// Removes the socket's directory once its stdin closes.
     janitor: Option<Child>,
@@ -83,6 +93,27 @@ const JANITOR: &str = r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -
 impl WireRelay {
     /// Starts a relay to the server of `upstream`; connect through [`Self::options`].
     pub async fn start(upstream: &PgConnectOptions) -> WireRelay {
+        Self::start_with(upstream, None).await
+    }
+
+    /// A relay that loses the server's answer to the first statement whose text
+    /// starts with `statement` (e.g. `"INSERT INTO payments"`), once: it reads that
+    /// answer up to its `ReadyForQuery`, so the server has finished the statement
+    /// (and committed it, in autocommit), then closes both connections instead of
+    /// forwarding it. Every other statement, before and after, passes unchanged.
+    pub async fn losing_the_answer_to(
+        upstream: &PgConnectOptions,
+        statement: &'static str,
+    ) -> WireRelay {
+        Self::start_with(upstream, Some(statement)).await
+    }
+
+    /// Whether the answer this relay was told to lose has been lost.
+    pub fn lost_an_answer(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    async fn start_with(upstream: &PgConnectOptions, lose: Option<&'static str>) -> WireRelay {
         use std::os::unix::process::CommandExt;
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -119,15 +150,21 @@ impl WireRelay {
             ),
         };
         let log = Arc::new(Mutex::new(WireLog::default()));
+        let lost = Arc::new(AtomicBool::new(false));
         let server = Upstream::of(upstream);
         let seen = log.clone();
+        let loss = lose.map(|statement| Loss {
+            statement,
+            lost: lost.clone(),
+        });
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
-                tokio::spawn(relay(client, server.clone(), seen.clone()));
+                tokio::spawn(relay(client, server.clone(), seen.clone(), loss.clone()));
             }
         });
         WireRelay {
             options: upstream.clone().socket(&dir).ssl_mode(PgSslMode::Disable),
+            lost,
             log,
             janitor: Some(janitor),
         }
@@ -177,24 +214,88 @@ impl Upstream {
     }
 }
 
-async fn relay(client: UnixStream, upstream: Upstream, log: Arc<Mutex<WireLog>>) {
+/// The answer a relay loses: the first to a statement that starts with
+/// `statement`, once for the whole relay.
+#[derive(Clone)]
+struct Loss {
+    statement: &'static str,
+    lost: Arc<AtomicBool>,
+}
+
+/// What one connection's two directions share: the statements the client
+/// prepared (by name), and whether the answer now coming is the one to lose.
+#[derive(Default)]
+struct Exchange {
+    prepared: HashMap<String, String>,
+    losing: bool,
+}
+
+impl Exchange {
+    /// Called for each message the client sends: arms the loss when the client
+    /// runs the statement (a simple `Query`, or a `Bind` of the prepared one).
+    fn sent(&mut self, loss: &Loss, kind: u8, body: &[u8]) {
+        let runs = match kind {
+            b'Q' => Some(text(body)),
+            b'P' => {
+                let (name, rest) = split_cstr(body);
+                self.prepared.insert(name, text(rest));
+                None
+            }
+            b'B' => {
+                let (_portal, rest) = split_cstr(body);
+                let (statement, _) = split_cstr(rest);
+                self.prepared.get(&statement).cloned()
+            }
+            _ => None,
+        };
+        if runs.is_some_and(|sql| sql.trim_start().starts_with(loss.statement))
+            && !loss.lost.load(Ordering::SeqCst)
+        {
+            self.losing = true;
+        }
+    }
+}
+
+/// A NUL-terminated string at the start of `bytes`, and what follows it.
+fn split_cstr(bytes: &[u8]) -> (String, &[u8]) {
+    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+    (
+        String::from_utf8_lossy(&bytes[..end]).into_owned(),
+        bytes.get(end + 1..).unwrap_or(&[]),
+    )
+}
+
+fn text(bytes: &[u8]) -> String {
+    split_cstr(bytes).0
+}
+
+async fn relay(
+    client: UnixStream,
+    upstream: Upstream,
+    log: Arc<Mutex<WireLog>>,
+    loss: Option<Loss>,
+) {
     match upstream {
         Upstream::Socket(path) => {
             if let Ok(server) = UnixStream::connect(path).await {
-                pump(client, server, log).await;
+                pump(client, server, log, loss).await;
             }
         }
         Upstream::Tcp(host, port) => {
             if let Ok(server) = TcpStream::connect((host.as_str(), port)).await {
                 let _ = server.set_nodelay(true);
-                pump(client, server, log).await;
+                pump(client, server, log, loss).await;
             }
         }
     }
 }
 
-async fn pump<S>(mut client: UnixStream, mut server: S, log: Arc<Mutex<WireLog>>)
-where
+async fn pump<S>(
+    mut client: UnixStream,
+    mut server: S,
+    log: Arc<Mutex<WireLog>>,
+    loss: Option<Loss>,
+) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     // The client's first message has no type byte: a startup message (or a cancel
@@ -225,8 +326,21 @@ where
     }
     let (client_read, client_write) = tokio::io::split(client);
     let (server_read, server_write) = tokio::io::split(server);
-    let frontend = copy_parsed(client_read, server_write, Side::Frontend, log.clone());
-    let backend = copy_parsed(server_read, client_write, Side::Backend, log);
+    let exchange = Arc::new(Mutex::new(Exchange::default()));
+    let frontend = copy_parsed(
+        client_read,
+        server_write,
+        Side::Frontend,
+        log.clone(),
+        loss.clone().map(|loss| (loss, exchange.clone())),
+    );
+    let backend = copy_parsed(
+        server_read,
+        client_write,
+        Side::Backend,
+        log,
+        loss.map(|loss| (loss, exchange)),
+    );
     // When one side ends, the other is ended too.
     tokio::select! {
         () = frontend => {}
@@ -241,9 +355,16 @@ enum Side {
 }
 
 /// Copies typed messages (a type byte, a length, a body) from `from` to `to`,
-/// logging the ones of interest.
-async fn copy_parsed<R, W>(mut from: R, mut to: W, side: Side, log: Arc<Mutex<WireLog>>)
-where
+/// logging the ones of interest; with a `loss`, loses the answer it names (see
+/// [`WireRelay::losing_the_answer_to`]): returning ends the relay, and closes
+/// both connections.
+async fn copy_parsed<R, W>(
+    mut from: R,
+    mut to: W,
+    side: Side,
+    log: Arc<Mutex<WireLog>>,
+    loss: Option<(Loss, Arc<Mutex<Exchange>>)>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -256,6 +377,26 @@ where
             return;
         };
         record(&log, side, head[0], &body);
+        if let Some((loss, exchange)) = &loss {
+            let Ok(mut exchange) = exchange.lock() else {
+                return;
+            };
+            match side {
+                // Armed before the message reaches the server, so no part of
+                // the answer can pass first.
+                Side::Frontend => exchange.sent(loss, head[0], &body),
+                Side::Backend if exchange.losing => {
+                    // Swallowed; at ReadyForQuery the server is done with the
+                    // statement: the connection goes, unanswered.
+                    if head[0] == b'Z' {
+                        loss.lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    continue;
+                }
+                Side::Backend => {}
+            }
+        }
         if to.write_all(&[head, body].concat()).await.is_err() {
             return;
         }
@@ -272,18 +413,10 @@ fn record(log: &Arc<Mutex<WireLog>>, side: Side, kind: u8, body: &[u8]) {
     let Ok(mut log) = log.lock() else {
         return;
     };
-    let text = |bytes: &[u8]| {
-        let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
-        String::from_utf8_lossy(&bytes[..end]).into_owned()
-    };
     match (side, kind) {
         (Side::Frontend, b'Q') => log.queries.push(text(body)),
-        (Side::Frontend, b'P') => {
-            // The statement's name, then its text.
-            let name_end = body.iter().position(|b| *b == 0).unwrap_or(body.len());
-            log.parses
-                .push(text(body.get(name_end + 1..).unwrap_or(&[])));
-        }
+        // The statement's name, then its text.
+        (Side::Frontend, b'P') => log.parses.push(text(split_cstr(body).1)),
         (Side::Frontend, b'B') => log.binds += 1,
         (Side::Frontend, b'E') => log.executes += 1,
         (Side::Frontend, b'S') => log.syncs += 1,

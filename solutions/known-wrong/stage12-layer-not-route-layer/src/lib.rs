@@ -7,9 +7,10 @@
 use axum::routing::post;
 use sqlx::PgPool;
 pub use stage12_answer::{
-    Config, CrashPoint, IdempotencyLayer, MIGRATION, MIGRATION_SOURCE, Router, bare_router, serve,
+    Config, CrashPoint, IdempotencyLayer, MIGRATION, MIGRATION_SOURCE, Router, bare_router,
+    fingerprint, idempotency_layer, router_with_layer, serve,
 };
-use stage12_answer::{idempotency_layer, pay, refund};
+use stage12_answer::{pay, refund};
 
 pub fn router(pool: PgPool) -> Router {
     router_with(pool, Config::default())

@@ -9,19 +9,20 @@ use axum::response::Response;
 use sqlx::PgPool;
 pub use stage12_answer::{
     BoxFuture, Config, CrashPoint, IdempotencyLayer, LayerState, Lease, MIGRATION,
-    MIGRATION_SOURCE, Route, Router, Stored, bare_router, serve,
+    MIGRATION_SOURCE, Route, Router, Stored, bare_router, fingerprint, router_with_layer, serve,
 };
-use stage12_answer::{fingerprint, router_with_layer, run_route, store, stored};
+use stage12_answer::{run_route, store, stored};
 
 pub fn router(pool: PgPool) -> Router {
     router_with(pool, Config::default())
 }
 
 pub fn router_with(pool: PgPool, config: Config) -> Router {
-    router_with_layer(
-        pool.clone(),
-        IdempotencyLayer::with_handle(pool, config, handle),
-    )
+    router_with_layer(pool.clone(), idempotency_layer(pool, config))
+}
+
+pub fn idempotency_layer(pool: PgPool, config: Config) -> IdempotencyLayer {
+    IdempotencyLayer::with_handle(pool, config, handle)
 }
 
 fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Response> {
@@ -42,8 +43,8 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
         // The bug: a look, not a reservation. Nothing stops a second request from
         // looking before the first has stored its answer.
         match stored(&state.pool, client, &key, &fingerprint).await {
-            Ok(Stored::InFlight) => {}
-            Ok(stored) => return stored.into_response(),
+            Ok(None | Some(Stored::InFlight)) => {}
+            Ok(Some(stored)) => return stored.into_response(),
             Err(_) => return Response::new(Body::empty()),
         }
         parts.extensions.insert(client);
@@ -58,16 +59,20 @@ fn handle(state: LayerState, route: Route, request: Request) -> BoxFuture<Respon
         }
         if !head.status.is_server_error() {
             // The first answer stored stays, and so does every payment.
-            let _ = sqlx::query(
+            let lease: Option<i64> = sqlx::query_scalar(
                 "INSERT INTO idempotent_requests (client_id, key, fingerprint)
-                 VALUES ($1, $2, $3) ON CONFLICT (client_id, key) DO NOTHING",
+                 VALUES ($1, $2, $3) ON CONFLICT (client_id, key) DO NOTHING
+                 RETURNING lease",
             )
             .bind(client.0)
             .bind(&key)
             .bind(&fingerprint)
-            .execute(&state.pool)
-            .await;
-            let _ = store(&state.pool, client, &key, Lease(1), &head, Some(&body)).await;
+            .fetch_optional(&state.pool)
+            .await
+            .unwrap_or_default();
+            if let Some(lease) = lease {
+                let _ = store(&state.pool, client, &key, Lease(lease), &head, Some(&body)).await;
+            }
         }
         Response::from_parts(head, Body::from(body))
     })

@@ -241,6 +241,8 @@ impl ExternalServer {
     }
 
     /// The server's process id (`start.sh` execs the server: its pid is the server's).
+    /// Read by route-bench (each peer's CPU time), not by the tests.
+    #[allow(dead_code)]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

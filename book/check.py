@@ -548,17 +548,12 @@ def check_spec_asked(chapter, text, stage):
 
 
 # Predictions known to ask their stage's spec, to be rewritten once the work on their
-# stage lands (issue 36's second phase): reported as notes, not errors, until then.
-SPEC_ASKED_PHASE_TWO = {
-    (11, "crash-after-charge"): "the goal says the provider is sent a key derived from the client's, which is "
-                                "why the retry charges once: rewritten in issue 36's second phase, after the "
-                                "fix-stage11 branch merges",
-}
+# stage lands: reported as notes, not errors, until then. Empty since issue 36's second
+# phase; a new entry needs an issue that rewrites the prediction.
+SPEC_ASKED_PHASE_TWO: dict = {}
 
 # Signs read and found not to state the answer: each with why, reported as a note.
 SPEC_SIGNS_REVIEWED = {
-    (11, "saved-provider-error"): "'card charged' before it is prediction 1's question (how many times is the "
-                                  "card charged), not a statement that a saved 500 leaves the charge unknown",
     (10, "sibling-update"): "the goal's bounded wait (a 409) is for a key in flight; the question is a retry of "
                             "a key answered before, and why its row has no answer (a sibling UPDATE that cannot "
                             "see the row) is nowhere before it",
@@ -654,6 +649,29 @@ def check_stage_includes(chapter, text, stage):
             if file.is_relative_to(solutions) and file not in given:
                 error(chapter, k, f"stage {stage['number']}'s page includes code from a solution crate "
                       f"({target.split(':')[0]}): move it to stage{stage['number']}-solution.md")
+
+
+def check_timelines(stages):
+    """Each timeline of book/timelines.py is shown on its stage's model-answer page;
+    no stage page shows one (a burst's picture answers the predictions)."""
+    sys.path.insert(0, str(BOOK))
+    import timelines
+    numbers = {s["number"] for s in stages}
+    for spec in timelines.TIMELINES:
+        n = timelines.stage_of(spec)
+        page = SRC / f"stage{n}-solution.md"
+        include = f"{{{{#include generated/timelines/{spec['name']}.md}}}}"
+        if n not in numbers or not page.is_file():
+            error(BOOK / "timelines.py", 1, f"timeline {spec['name']}: stage {n} has no model-answer page")
+        elif include not in page.read_text(encoding="utf-8"):
+            error(page, 1, f"stage {n}'s model-answer page does not show its timeline: add {include}")
+    for n in sorted(numbers):
+        chapter = SRC / f"stage{n}.md"
+        text = chapter.read_text(encoding="utf-8") if chapter.is_file() else ""
+        for k, line in enumerate(text.split("\n"), 1):
+            if "generated/timelines/" in line:
+                error(chapter, k, f"stage {n}'s page shows a timeline: it answers the predictions; "
+                      f"show it on stage{n}-solution.md")
 
 
 def check_order(summary, stages):
@@ -834,6 +852,7 @@ def main():
         check_stage_includes(chapter, text, stage)
     predictions = sum(len(s.get("prediction", [])) for s in stages)
     check_order(summary, stages)
+    check_timelines(stages)
     check_readme(stages)
     check_description(stages)
     check_commands(stages)

@@ -20,6 +20,7 @@ mod server;
 mod stages;
 mod state;
 mod supervise;
+mod timelines;
 mod twins;
 mod ui;
 mod workbook;
@@ -69,6 +70,18 @@ enum Command {
     Watch(StageArgs),
     /// Stages done, predictions right or wrong, hints used.
     Progress,
+    /// Show again the timeline of a stage's last run: who waited on whom in the
+    /// burst that decided it (or in another test's burst).
+    Timeline {
+        /// The stage [default: the stage run last].
+        number: Option<u32>,
+        /// The last burst of this test instead (its name, or the end of it).
+        #[arg(long, value_name = "NAME")]
+        test: Option<String>,
+        /// List the run's bursts, by test.
+        #[arg(long)]
+        list: bool,
+    },
     /// Restore stage N's files as committed and forget its answers and hints.
     Reset {
         number: u32,
@@ -239,6 +252,9 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
             commands::watch::run(&wb, args.number, args.options()).map(|()| true)
         }
         Command::Progress => commands::progress(&wb).map(|()| true),
+        Command::Timeline { number, test, list } => {
+            commands::timeline::run(&wb, number, test.as_deref(), list)
+        }
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),

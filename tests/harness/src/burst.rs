@@ -25,24 +25,30 @@ where
     Fut: Future<Output = T> + Send + 'static,
     T: Send + 'static,
 {
+    // Recorded under the runner: its trace is written when this goes, also while
+    // a panic of a request or of the bound unwinds through here.
+    let burst = crate::trace::Burst::start();
     let start = Arc::new(Barrier::new(n));
-    let tasks: Vec<_> = (0..n)
+    let mut tasks: Vec<(usize, tokio::task::JoinHandle<T>)> = (0..n)
         .map(|i| {
             let start = start.clone();
-            let call = call(i);
-            tokio::spawn(async move {
+            let call = burst.request(i + 1, call(i));
+            let task = tokio::spawn(async move {
                 start.wait().await;
                 call.await
-            })
+            });
+            (i + 1, task)
         })
         .collect();
     let all = async {
         let mut results = Vec::with_capacity(n);
-        for task in tasks {
-            match task.await {
-                Ok(result) => results.push(result),
-                Err(e) => std::panic::resume_unwind(e.into_panic()),
-            }
+        for at in 0..tasks.len() {
+            let (done, rest) = tasks.split_at_mut(at + 1);
+            let (request, task) = &mut done[at];
+            let result = (&mut *task).await;
+            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<T>)> =
+                rest.iter_mut().map(|(n, t)| (*n, t)).collect();
+            results.push(burst.joined(*request, result, &mut rest).await);
         }
         results
     };
@@ -180,7 +186,8 @@ impl Outcome {
 
 /// Writes what a test saw where the runner reads it: one JSON line
 /// `{"scenario": ..., <the fields of what>}` appended to the file named by
-/// `WORKBOOK_OBSERVATIONS`. Does nothing when that is unset.
+/// `WORKBOOK_OBSERVATIONS`, with `"trace": <id>` when the test fired a burst
+/// before (its trace, in the same file). Does nothing when that is unset.
 ///
 /// The runner shows these figures beside the learner's predictions, and `just
 /// verify` checks the answer keys of `stages.toml` against them.
@@ -194,6 +201,10 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     let mut line = serde_json::Map::new();
     line.insert("scenario".to_owned(), scenario.into());
     line.extend(fields);
+    // The burst this test fired last: its timeline goes with these figures.
+    if let Some(trace) = crate::trace::last_trace_id() {
+        line.insert(timeline::trace::LINE_KEY.to_owned(), trace.into());
+    }
     if let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -155,6 +155,9 @@ pub struct TestDb {
     name: String,
     options: PgConnectOptions,
     admin: PgConnectOptions,
+    /// The relay its pools go through while bursts are recorded (made with the
+    /// first pool).
+    relay: OnceLock<Option<crate::trace::Relay>>,
     _budget: OwnedSemaphorePermit,
 }
 
@@ -203,6 +206,7 @@ impl TestDb {
             options: backend.admin.clone().database(&name),
             admin: backend.admin.clone(),
             name,
+            relay: OnceLock::new(),
             _budget: budget,
         })
     }
@@ -243,7 +247,17 @@ impl TestDb {
     }
 
     /// A pool on this database, connections opened lazily as callers ask for them.
+    ///
+    /// While bursts are recorded (under the runner), its connections are named
+    /// after the request that takes them and go through a relay that reads what
+    /// they send: see the `trace` module.
     pub fn pool(&self, size: PoolSize) -> PgPool {
+        if crate::trace::enabled() {
+            let relay = self
+                .relay
+                .get_or_init(|| crate::trace::Relay::start(&self.options));
+            return crate::trace::pool(relay.as_ref(), &self.options, size);
+        }
         pool_on(&self.options, size)
     }
 
@@ -304,7 +318,18 @@ impl TestDb {
 
     /// A connection of its own, outside any pool.
     pub async fn connect(&self) -> PgConnection {
-        match PgConnection::connect_with(&self.options).await {
+        self.connect_with(&self.options).await
+    }
+
+    /// A connection of its own that PostgreSQL (and a burst's trace) knows by
+    /// `application_name`.
+    pub(crate) async fn connect_as(&self, application_name: &str) -> PgConnection {
+        self.connect_with(&self.options.clone().application_name(application_name))
+            .await
+    }
+
+    async fn connect_with(&self, options: &PgConnectOptions) -> PgConnection {
+        match PgConnection::connect_with(options).await {
             Ok(conn) => conn,
             Err(e) => panic!(
                 "harness: cannot connect to the test database {}: {e}",

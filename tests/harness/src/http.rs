@@ -124,10 +124,14 @@ impl Call {
 
     /// `method path` to the server at `addr`, with `body` as JSON.
     pub fn new(addr: SocketAddr, method: reqwest::Method, path: &str, body: &str) -> Self {
-        let request = reqwest::Client::new()
+        let mut request = reqwest::Client::new()
             .request(method.clone(), format!("http://{addr}{path}"))
             .header("content-type", "application/json")
             .body(body.to_owned());
+        // In a recorded burst: which request this is, for a server made `traced`.
+        if let Some(tag) = crate::trace::request_header() {
+            request = request.header(crate::trace::REQUEST_HEADER, tag);
+        }
         Self {
             method,
             path: path.to_owned(),

@@ -22,6 +22,7 @@ mod http;
 pub mod provider;
 mod scenario;
 mod server;
+mod trace;
 mod wire;
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
@@ -40,6 +41,7 @@ pub use scenario::{
     failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,
 };
 pub use server::backend;
+pub use trace::{last_trace, record_traces, traced};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

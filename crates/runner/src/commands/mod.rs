@@ -8,6 +8,7 @@ pub mod new_stage;
 pub mod probe;
 pub mod review;
 pub mod stage;
+pub mod timeline;
 pub mod verify;
 pub mod watch;
 

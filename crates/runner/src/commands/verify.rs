@@ -38,8 +38,8 @@ struct Verifier<'a> {
     checks: Vec<Check>,
     /// Whole-package runs for `observed_by`, each package run once.
     package_runs: PackageRuns<'static>,
-    /// The one build of every package (`cargo test --workspace --no-run`), whose
-    /// executables the checks run.
+    /// The one build of every package (plain `cargo test --no-run`, then the other
+    /// members), whose executables the checks run.
     workspace: Option<Build>,
 }
 
@@ -71,9 +71,10 @@ impl Verifier<'_> {
     fn all(&mut self, only: &[u32]) -> Result<(), Error> {
         self.metadata();
         self.exercise_files()?;
-        self.spinner
-            .phase("Building every stage's package once (cargo test --workspace --no-run)");
-        let build = self.cargo.build(Targets::Workspace, &mut |_| {})?;
+        self.spinner.phase(
+            "Building every package's tests once (cargo test --no-run, then the other members)",
+        );
+        let build = self.cargo.build_every_package(&mut |_| {})?;
         let broken: Vec<String> = {
             let mut names: Vec<String> = build.errors.iter().map(|e| e.package.clone()).collect();
             names.dedup();

@@ -224,7 +224,12 @@ def arrows(modules: dict[tuple[str, ...], Module]) -> dict[tuple[Path, Path], se
                         taken = word
                         break
                 # A name a module only passes on: the arrow goes where it is defined.
-                while target is not None and taken and (target.path, taken) in forwarded:
+                # (A macro the root defines is forwarded to the root itself: stop there.)
+                while (
+                    target is not None
+                    and taken
+                    and forwarded.get((target.path, taken), target.path) != target.path
+                ):
                     elsewhere = forwarded[(target.path, taken)]
                     target = None if elsewhere is None else modules[elsewhere]
                 if target is None or target.file == module.file:

@@ -77,12 +77,28 @@ ROUTE_WORDS = {
         data_unseen="its data directory is on the server's machine, out of the bench's sight",
         columns="| what | per second | vs plain INSERT, same run | CPU µs per request, median: "
         "bench process (HTTP clients, routes, sqlx) / PostgreSQL |",
+        peer_columns="| what | per second | vs plain INSERT, same run | CPU µs per request, median: "
+        "bench process (HTTP clients; our routes and sqlx too) / the article's server process / "
+        "PostgreSQL |",
+        peers_note="The article's servers (`servers/`, their correct versions) are measured in the "
+        "same run, in the same slices, each serving from a database of its own on the same "
+        "server, as the article wrote them: a pool of 10 connections, no simulated card "
+        "authorisation (`AUTORIZACAO_MS=0`), the same {clients} clients, the same body in the "
+        "article's field names, a new key per request, then one hot key.",
         routes={
             "plain": "no idempotency: one INSERT",
             "seed": "the seed's shape: stage 6's route (stage 5's transaction), a new key per request",
             "one-round-trip": "one round trip: stage 10's statement, a new key per request",
             "seed-hot": "the seed's shape, one hot key (replays)",
             "one-round-trip-hot": "one round trip, one hot key (replays)",
+            "peer-python": "the article's Python server (psycopg 3, http.server), a new key per request",
+            "peer-python-hot": "the article's Python server, one hot key (replays)",
+            "peer-typescript": "the article's TypeScript server (Node.js, Express 5, pg), a new key per request",
+            "peer-typescript-hot": "the article's TypeScript server, one hot key (replays)",
+            "peer-go": "the article's Go server (net/http, database/sql, lib/pq), a new key per request",
+            "peer-go-hot": "the article's Go server, one hot key (replays)",
+            "peer-java": "the article's Java server (JDK HttpServer, HikariCP, pgjdbc), a new key per request",
+            "peer-java-hot": "the article's Java server, one hot key (replays)",
         },
         pgbench={
             "plain": "pgbench -M prepared: plain INSERT",
@@ -99,6 +115,9 @@ ROUTE_WORDS = {
         "(pgbench: {pgbench}).",
         replay="  One hot key (every request a replay) at {spread} of a new key per request, "
         "same route, same run.",
+        vs_peers="  Against the article's servers, same run, a new key per request: {list}.",
+        vs_peer="{spread} of the {peer} server's rate",
+        peer_names={"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java"},
     ),
     "pt-BR": dict(
         intro="{requests} pedidos por rota e por execução, {requests} transações por script do "
@@ -117,6 +136,14 @@ ROUTE_WORDS = {
         data_unseen="o diretório de dados está na máquina do servidor, fora da vista do bench",
         columns="| o quê | por segundo | em relação ao INSERT simples, mesma execução | µs de CPU "
         "por pedido, mediana: processo do bench (clientes HTTP, rotas, sqlx) / PostgreSQL |",
+        peer_columns="| o quê | por segundo | em relação ao INSERT simples, mesma execução | µs de "
+        "CPU por pedido, mediana: processo do bench (clientes HTTP; também as nossas rotas e o "
+        "sqlx) / processo do servidor do artigo / PostgreSQL |",
+        peers_note="Os servidores do artigo (`servers/`, as versões corretas) são medidos na mesma "
+        "execução, nas mesmas fatias, cada um servindo a partir de um banco de dados só seu no "
+        "mesmo servidor, como o artigo os escreveu: um pool de 10 conexões, sem a autorização de "
+        "cartão simulada (`AUTORIZACAO_MS=0`), os mesmos {clients} clientes, o mesmo corpo com os "
+        "nomes de campo do artigo, uma chave nova por pedido, depois uma só chave quente.",
         routes={
             "plain": "sem idempotência: um INSERT",
             "seed": "o formato do artigo: a rota da etapa 6 (a transação da etapa 5), uma chave "
@@ -124,6 +151,19 @@ ROUTE_WORDS = {
             "one-round-trip": "uma ida e volta: o comando único da etapa 10, uma chave nova por pedido",
             "seed-hot": "o formato do artigo, uma só chave quente (respostas repetidas)",
             "one-round-trip-hot": "uma ida e volta, uma só chave quente (respostas repetidas)",
+            "peer-python": "o servidor Python do artigo (psycopg 3, http.server), uma chave nova "
+            "por pedido",
+            "peer-python-hot": "o servidor Python do artigo, uma só chave quente (respostas repetidas)",
+            "peer-typescript": "o servidor TypeScript do artigo (Node.js, Express 5, pg), uma chave "
+            "nova por pedido",
+            "peer-typescript-hot": "o servidor TypeScript do artigo, uma só chave quente (respostas "
+            "repetidas)",
+            "peer-go": "o servidor Go do artigo (net/http, database/sql, lib/pq), uma chave nova "
+            "por pedido",
+            "peer-go-hot": "o servidor Go do artigo, uma só chave quente (respostas repetidas)",
+            "peer-java": "o servidor Java do artigo (HttpServer do JDK, HikariCP, pgjdbc), uma chave "
+            "nova por pedido",
+            "peer-java-hot": "o servidor Java do artigo, uma só chave quente (respostas repetidas)",
         },
         pgbench={
             "plain": "pgbench -M prepared: INSERT simples",
@@ -140,6 +180,9 @@ ROUTE_WORDS = {
         "execução (pgbench: {pgbench}).",
         replay="  Uma só chave quente (todo pedido uma resposta repetida) a {spread} de uma chave "
         "nova por pedido, mesma rota, mesma execução.",
+        vs_peers="  Diante dos servidores do artigo, mesma execução, uma chave nova por pedido: {list}.",
+        vs_peer="{spread} da taxa do servidor {peer}",
+        peer_names={"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java"},
     ),
 }
 
@@ -150,19 +193,25 @@ def route_cost(data, lang):
     out = header("book/data/route-cost.json", "crates/route-bench (`just bench-route`)",
                  data["recorded"])
     out += ["", w["intro"].format(**data), ""]
+    if any(row["what"].startswith("peer-") for server in data["servers"] for row in server["routes"]):
+        out += [w["peers_note"].format(**data), ""]
     if any(server["setup"] == "configured" for server in data["servers"]):
         out += [w["configured"], ""]
     for server in data["servers"]:
         where = (w["data_on"].format(server["data_on"]) if server["data_on"] is not None
                  else w["data_unseen"])
+        with_peers = any(row["what"].startswith("peer-") for row in server["routes"])
         out += [f"### {w['setups'][server['setup']]}", "",
                 f"PostgreSQL: {server['postgres']}; {server['settings']}; {where}", "",
-                w["columns"], "|---|---|---|---|"]
+                w["peer_columns" if with_peers else "columns"], "|---|---|---|---|"]
         for row in server["routes"]:
-            cpu = "-" if row["server_cpu_us"] is None else number(row["server_cpu_us"], 0, lang)
+            cpu = [number(row["own_cpu_us"], 0, lang)]
+            if with_peers:
+                app = row.get("app_cpu_us")
+                cpu.append("-" if app is None else number(app, 0, lang))
+            cpu.append("-" if row["server_cpu_us"] is None else number(row["server_cpu_us"], 0, lang))
             out.append(f"| {w['routes'][row['what']]} | {spread(row['per_second'], 0, runs, lang)} | "
-                       f"{spread(row['ratio'], 2, runs, lang)} | "
-                       f"{number(row['own_cpu_us'], 0, lang)} / {cpu} |")
+                       f"{spread(row['ratio'], 2, runs, lang)} | {' / '.join(cpu)} |")
         for row in server["pgbench"]:
             out.append(f"| {w['pgbench'][row['what']]} | {spread(row['per_second'], 0, runs, lang)} | "
                        f"{spread(row['ratio'], 2, runs, lang)} | - |")
@@ -183,6 +232,11 @@ def route_cost(data, lang):
                                               pgbench=spread(goals["pgbench"], 2, runs, lang)))
         if goals["replay_vs_new"] is not None:
             out.append(w["replay"].format(spread=spread(goals["replay_vs_new"], 2, runs, lang)))
+        if goals.get("vs_peers"):
+            out.append(w["vs_peers"].format(list=", ".join(
+                w["vs_peer"].format(spread=spread(peer["ratio"], 2, runs, lang),
+                                    peer=w["peer_names"][peer["peer"]])
+                for peer in goals["vs_peers"])))
     return "\n".join(out) + "\n"
 
 

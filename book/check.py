@@ -651,6 +651,29 @@ def check_stage_includes(chapter, text, stage):
                       f"({target.split(':')[0]}): move it to stage{stage['number']}-solution.md")
 
 
+def check_timelines(stages):
+    """Each timeline of book/timelines.py is shown on its stage's model-answer page;
+    no stage page shows one (a burst's picture answers the predictions)."""
+    sys.path.insert(0, str(BOOK))
+    import timelines
+    numbers = {s["number"] for s in stages}
+    for spec in timelines.TIMELINES:
+        n = timelines.stage_of(spec)
+        page = SRC / f"stage{n}-solution.md"
+        include = f"{{{{#include generated/timelines/{spec['name']}.md}}}}"
+        if n not in numbers or not page.is_file():
+            error(BOOK / "timelines.py", 1, f"timeline {spec['name']}: stage {n} has no model-answer page")
+        elif include not in page.read_text(encoding="utf-8"):
+            error(page, 1, f"stage {n}'s model-answer page does not show its timeline: add {include}")
+    for n in sorted(numbers):
+        chapter = SRC / f"stage{n}.md"
+        text = chapter.read_text(encoding="utf-8") if chapter.is_file() else ""
+        for k, line in enumerate(text.split("\n"), 1):
+            if "generated/timelines/" in line:
+                error(chapter, k, f"stage {n}'s page shows a timeline: it answers the predictions; "
+                      f"show it on stage{n}-solution.md")
+
+
 def check_order(summary, stages):
     """SUMMARY.md lists the stages, then (later) their model answers, each in
     stages.toml's order and with stages.toml's titles: so that mdBook's "Next" from
@@ -829,6 +852,7 @@ def main():
         check_stage_includes(chapter, text, stage)
     predictions = sum(len(s.get("prediction", [])) for s in stages)
     check_order(summary, stages)
+    check_timelines(stages)
     check_readme(stages)
     check_description(stages)
     check_commands(stages)

@@ -4,6 +4,9 @@
     python3 book/results.py           # run the tests, write book/src/generated/[pt-BR/]results.md
     python3 book/results.py --check   # run the tests, exit 1 if a committed page is stale
     python3 book/results.py --last-run   # rewrite the pages from the last run's records
+    python3 book/results.py --check --observations FILE
+        # the same check on the records a run of the same tests already wrote (CI's
+        # `cargo test`, run with WORKBOOK_OBSERVATIONS=FILE): the tests are not run again
 
 One run, two pages: the English one and its pt-BR twin (the same figures; the words of
 each row in both languages, side by side in this script).
@@ -149,6 +152,11 @@ def run_tests(packages, required):
                 sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
                 fail("the tests recorded nothing")
         lines = observations.read_text(encoding="utf-8").splitlines() if observations.exists() else []
+    return scenarios(lines, required)
+
+
+def scenarios(lines, required):
+    """The scenarios a run recorded (JSON lines), by name; every required one present."""
     seen = {}
     for line in lines:
         if not line.strip():
@@ -939,7 +947,17 @@ def main():
     specs = stages()
     packages = [package for package, _ in specs]
     required = [name for _, spec in specs for name in spec["scenarios"]]
-    if "--last-run" in sys.argv[1:]:
+    args = sys.argv[1:]
+    if "--observations" in args:
+        # A run of the same tests has recorded already (CI's `cargo test`): its records.
+        at = args.index("--observations") + 1
+        if at >= len(args):
+            fail("--observations needs a file: the one WORKBOOK_OBSERVATIONS named for the run")
+        recorded = Path(args[at])
+        if not recorded.exists():
+            fail(f"{recorded} does not exist: run the tests with WORKBOOK_OBSERVATIONS={recorded} first")
+        seen = scenarios(recorded.read_text(encoding="utf-8").splitlines(), required)
+    elif "--last-run" in args:
         # The records of the last run, kept by it: to rewrite the pages after an edit of
         # their words without running the tests again.
         seen = json.loads(LAST_RUN.read_text(encoding="utf-8"))

@@ -1,19 +1,44 @@
 //! `cargo workbook review`: the evidence. One test per item of the review checklist, run
 //! against every route of `review/routes/` over real HTTP and a real PostgreSQL.
-//! A route passes the test of an item exactly when it gets that item right; the
-//! first line of a failure says what was observed, and `cargo workbook review` shows it
-//! beside the learner's review.
+//! A route passes the test of an item exactly when it gets that item right; a
+//! failure says what was observed, then `;`, then why it matters, in the learner's
+//! language (tests/locales/*/review_routes.ftl), and `cargo workbook review` shows
+//! what was observed beside the learner's review.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use harness::l10n::Arg;
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
-    Call, CallError, PoolSize, TestDb, fire_concurrently, fire_while_first_is_held,
+    Call, CallError, PoolSize, Shown, TestDb, fire_concurrently, fire_while_first_is_held,
     reference_schema,
 };
+use harness::{catalogue, t};
 use payment_model::Reply;
 use rstest::rstest;
+
+// What these tests say, in the learner's language.
+catalogue!(static MESSAGES = "locales", "review_routes");
+
+/// What a route did, then why it matters: the evidence `cargo workbook review`
+/// shows (message `id`), `; `, and the reason (`id-why`), given the same facts.
+fn evidence(id: &str, facts: &[(&str, Arg)]) -> String {
+    let why = format!("{id}-why");
+    format!("{}; {}", MESSAGES.say(id, facts), MESSAGES.say(&why, facts))
+}
+
+/// The first request of a test must have paid (201), or the test fails saying so.
+fn first_request_paid(first: &Reply) {
+    assert!(
+        first.status == 201,
+        "{}",
+        evidence(
+            "the-first-request-was-answered",
+            &[("got", first.shown().into())]
+        )
+    );
+}
 
 /// The route, served on 127.0.0.1 with a pool of `connections`, and a payment
 /// provider that charges whatever it is asked to (for the routes that call one);
@@ -26,8 +51,18 @@ async fn serve(db: &TestDb, connections: u32) -> (SocketAddr, FakeProvider) {
 async fn serve_with(db: &TestDb, connections: u32, provider: &FakeProvider) -> SocketAddr {
     let app = review_support::App {
         pool: db.pool(PoolSize::of(connections)),
-        provider: review_support::Provider::new(&provider.url(), ANSWER_BOUND)
-            .expect("a client for the fake provider"),
+        provider: review_support::Provider::new(&provider.url(), ANSWER_BOUND).unwrap_or_else(
+            |e| {
+                panic!(
+                    "{}",
+                    t!(
+                        MESSAGES,
+                        "no-client-for-the-fake-provider",
+                        error = e.to_string()
+                    )
+                )
+            },
+        ),
     };
     harness::serve(|listener| review_support::serve(listener, review_route::router(app))).await
 }
@@ -44,9 +79,12 @@ async fn post(addr: SocketAddr, key: Option<&str>, body: &str) -> Result<Reply, 
 }
 
 async fn post_answered(addr: SocketAddr, key: Option<&str>, body: &str) -> Reply {
-    post(addr, key, body)
-        .await
-        .unwrap_or_else(|e| panic!("POST /payments got {e}"))
+    post(addr, key, body).await.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "post-payments-got", error = e.to_string())
+        )
+    })
 }
 
 fn body(order_id: i64, amount: i32) -> String {
@@ -64,9 +102,14 @@ async fn a_request_without_a_key_is_refused_and_pays_nothing() {
     let payments = db.payment_count().await;
     assert!(
         (400..500).contains(&answer.status) && payments == 0,
-        "a request without Idempotency-Key was answered {} and made {payments} payment(s); \
-         a route that pays must refuse it (400) before anything is written",
-        answer.status
+        "{}",
+        evidence(
+            "a-request-without-a-key-was-answered",
+            &[
+                ("status", answer.status.into()),
+                ("payments", payments.into())
+            ]
+        )
     );
 }
 // ANCHOR_END: key_required
@@ -94,10 +137,14 @@ async fn twenty_concurrent_requests_with_one_key_make_one_payment() {
         .collect();
     assert!(
         payments == 1,
-        "20 concurrent requests with one key made {payments} payments; the key must be \
-         reserved by one atomic statement (a unique constraint), not checked then written. \
-         Answers: {}",
-        statuses.join(", ")
+        "{}",
+        evidence(
+            "twenty-concurrent-requests-with-one-key-made",
+            &[
+                ("payments", payments.into()),
+                ("answers", statuses.join(", ").into())
+            ]
+        )
     );
 }
 // ANCHOR_END: reservation
@@ -129,7 +176,16 @@ async fn a_request_that_fails_halfway_leaves_nothing_behind_and_its_retry_pays_o
     )))
     .execute(&mut admin)
     .await
-    .expect("the trigger is created");
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-trigger-is-not-created",
+                error = e.to_string()
+            )
+        )
+    });
     let (addr, _provider) = serve(&db, 5).await;
 
     let first = post_answered(addr, Some("key-13"), &body(13, 100)).await;
@@ -138,22 +194,34 @@ async fn a_request_that_fails_halfway_leaves_nothing_behind_and_its_retry_pays_o
     )))
     .execute(&mut admin)
     .await
-    .expect("the trigger is dropped");
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-trigger-is-not-dropped",
+                error = e.to_string()
+            )
+        )
+    });
     let retry = post_answered(addr, Some("key-13"), &body(13, 100)).await;
 
     let payments = db.payment_count().await;
     assert!(
         payments == 1 && (200..300).contains(&retry.status),
-        "{} (answered {}), and its retry (answered {}) left {payments} payment(s); the key, \
-         the payment and the answer must be written in one transaction, so that a failure \
-         keeps all of them or none",
-        if table == "payments" {
-            "the payment INSERT failed"
-        } else {
-            "storing the answer failed"
-        },
-        first.status,
-        retry.status
+        "{}",
+        evidence(
+            if table == "payments" {
+                "the-payment-insert-failed-and-its-retry-left"
+            } else {
+                "storing-the-answer-failed-and-its-retry-left"
+            },
+            &[
+                ("first", first.status.into()),
+                ("retry", retry.status.into()),
+                ("payments", payments.into()),
+            ]
+        )
     );
 }
 // ANCHOR_END: one_transaction
@@ -167,15 +235,17 @@ async fn a_retry_gets_the_first_answer_again() {
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let retry = post_answered(addr, Some("key-1"), &body(1, 100)).await;
 
-    assert_eq!(first.status, 201, "the first request pays: {first:?}");
+    first_request_paid(&first);
     assert!(
         retry == first,
-        "the retry was answered {} {} instead of the first answer, {} {}; the answer must \
-         be stored with the key and replayed as it was",
-        retry.status,
-        retry.body,
-        first.status,
-        first.body
+        "{}",
+        evidence(
+            "the-retry-was-answered-instead-of-the-first-answer",
+            &[
+                ("retry", format!("{} {}", retry.status, retry.body).into()),
+                ("first", format!("{} {}", first.status, first.body).into())
+            ]
+        )
     );
 }
 // ANCHOR_END: replay
@@ -189,13 +259,14 @@ async fn the_same_key_with_another_body_is_refused_with_422() {
     let first = post_answered(addr, Some("key-1"), &body(1, 100)).await;
     let other = post_answered(addr, Some("key-1"), &body(1, 999)).await;
 
-    assert_eq!(first.status, 201, "the first request pays: {first:?}");
+    first_request_paid(&first);
     assert!(
         other.status == 422,
-        "the same key with another amount was answered {} {}; it must be refused (422), \
-         or the client believes 999 was paid",
-        other.status,
-        other.body
+        "{}",
+        evidence(
+            "the-same-key-with-another-amount-was-answered",
+            &[("got", format!("{} {}", other.status, other.body).into())]
+        )
     );
 }
 // ANCHOR_END: other_body
@@ -221,10 +292,17 @@ async fn twenty_requests_through_a_pool_of_five_are_all_answered() {
         .collect();
     assert!(
         failed.is_empty(),
-        "{} of 20 requests through a pool of 5 connections got no answer or a 5xx (the pool \
-         timed out); a request held its connection while it asked the pool for another. {}",
-        failed.len(),
-        failed.first().map(String::as_str).unwrap_or("")
+        "{}",
+        evidence(
+            "requests-through-a-pool-of-five-got-no-answer",
+            &[
+                ("count", failed.len().into()),
+                (
+                    "first",
+                    failed.first().map(String::as_str).unwrap_or("").into()
+                )
+            ]
+        )
     );
 }
 // ANCHOR_END: one_connection
@@ -249,12 +327,16 @@ async fn a_lost_provider_answer_is_retried_into_one_charge() {
     let charges = provider.charges().len();
     assert!(
         charges == 1 && retry.status == 201,
-        "a provider answer lost after the charge, then a retry, left {charges} charge(s) at \
-         the provider ({calls} calls, the request answered {}, the retry {}); the provider \
-         must get an idempotency key derived from the client's, the same on every attempt, \
-         so that a retry of ours is a retry of theirs",
-        first.status,
-        retry.status
+        "{}",
+        evidence(
+            "a-lost-provider-answer-then-a-retry-left",
+            &[
+                ("charges", charges.into()),
+                ("calls", calls.into()),
+                ("first", first.status.into()),
+                ("retry", retry.status.into())
+            ]
+        )
     );
 }
 // ANCHOR_END: external_key

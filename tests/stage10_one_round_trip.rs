@@ -4,12 +4,42 @@
 //! only a bounded time for a request in flight.
 
 use harness::{
-    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, TestDb, TwoKeys, WireRelay,
+    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, Shown, TestDb, TwoKeys, WireRelay,
     failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema,
     slow_first_request, two_keys,
 };
-use payment_model::{PaymentRequest, Reply};
+use harness::{catalogue, t};
+use payment_model::{PaymentError, PaymentRequest, Reply};
 use stage10::create_payment;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage10_one_round_trip.ftl).
+catalogue!(static MESSAGES = "locales", "stage10_one_round_trip");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
+
+/// A request that had to be answered, or the test fails saying so (`failed`:
+/// the message naming the request).
+fn answered(result: Result<Reply, PaymentError>, failed: &str) -> Reply {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            MESSAGES.say(failed, &[("error", e.to_string().into())])
+        )
+    })
+}
 
 const REQUESTS: usize = 20;
 
@@ -39,11 +69,16 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
     .await;
     let pool = db.pool(PoolSize::of(2));
 
-    let reply = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("a new key pays");
+    let reply = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "a-new-key-must-be-paid",
+    );
 
-    assert_eq!(reply.status, 201, "{reply:?}");
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = reply.shown())
+    );
     let transactions = db
         .count("SELECT count(DISTINCT xid) FROM writes_seen")
         .await;
@@ -55,31 +90,39 @@ async fn a_new_key_is_paid_and_answered_by_one_statement() {
         "stage10.new_key",
         &serde_json::json!({ "writes": writes, "statements": statements, "transactions": transactions }),
     );
-    assert_eq!(
-        (transactions, statements),
-        (1, 1),
-        "the key, the payment and the answer must be written by ONE statement in ONE \
-         transaction; saw {writes} row write(s) from {statements} statement(s) in \
-         {transactions} transaction(s). Reserve the key, pay and store the answer in one \
-         data-modifying CTE. Run `cargo workbook hint 10`."
+    assert!(
+        (transactions, statements) == (1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "one-statement-in-one-transaction",
+            writes = writes,
+            statements = statements,
+            transactions = transactions
+        )
     );
-    assert_eq!(
-        writes, 2,
-        "two row writes: the key row inserted complete (status and response in the same \
-         INSERT) and the payment; an UPDATE of the key row is a third write"
+    assert!(
+        writes == 2,
+        "{}",
+        t!(MESSAGES, "two-row-writes", writes = writes)
     );
     let paid_id = db.count("SELECT id FROM payments").await;
-    assert_eq!(
-        reply,
-        Reply::created(
-            paid_id,
-            &PaymentRequest {
-                order_id: 1,
-                amount: 100
-            }
-        ),
-        "the answer built in SQL is the one `Reply::created` builds, for the payment \
-         really made"
+    let expected = Reply::created(
+        paid_id,
+        &PaymentRequest {
+            order_id: 1,
+            amount: 100,
+        },
+    );
+    assert!(
+        reply == expected,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-answer-built-in-sql-is-reply-created",
+            expected = expected.shown(),
+            got = reply.shown()
+        )
     );
 }
 // ANCHOR_END: one_statement
@@ -93,29 +136,46 @@ async fn a_new_key_is_one_statement_sent_outside_any_transaction_block() {
     // each time the server said it was ready for the next command.
     let relay = WireRelay::start(db.options()).await;
     let pool = relay.pool(PoolSize::of(1));
-    drop(
-        pool.acquire()
-            .await
-            .expect("a connection through the relay"),
-    );
+    drop(pool.acquire().await.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "no-connection-through-the-relay",
+                error = e.to_string()
+            )
+        )
+    }));
     relay.take(); // The connection's start-up is not what is looked at.
 
-    let reply = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("a new key pays");
+    let reply = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "a-new-key-must-be-paid",
+    );
     let wire = relay.take();
 
-    assert_eq!(reply.status, 201, "{reply:?}");
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = reply.shown())
+    );
     assert!(
         wire.queries.is_empty() && !wire.saw_transaction_block(),
-        "a new key must be paid in autocommit: no BEGIN, no COMMIT, never a transaction block \
-         open. On the wire: {wire}. Send the one statement on the pool itself \
-         (`.fetch_optional(pool)`), not inside `pool.begin()`: a single statement is its own \
-         transaction. Run `cargo workbook hint 10`."
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-key-is-paid-in-autocommit",
+            wire = wire.to_string()
+        )
     );
-    assert_eq!(
-        wire.executes, 1,
-        "one statement executed for a new key. On the wire: {wire}"
+    assert!(
+        wire.executes == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-statement-for-a-new-key",
+            wire = wire.to_string()
+        )
     );
 }
 // ANCHOR_END: autocommit
@@ -145,16 +205,20 @@ async fn twenty_concurrent_requests_create_one_payment() {
         serde_json::json!({ "ids_given_out": ids_given_out }),
     );
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 1,
-        "20 requests with one key must pay once: {outcome}"
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "twenty-requests-with-one-key-pay-once",
+            outcome = outcome.to_string()
+        )
     );
     let first = results[0].as_ref().ok().cloned();
-    assert_eq!(
-        first.as_ref().map(|r| r.status),
-        Some(201),
-        "the first request pays: {:?}",
-        results[0]
+    assert!(
+        first.as_ref().map(|r| r.status) == Some(201),
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = results[0].shown())
     );
     // A duplicate waited on the first request's key: either the first committed
     // within the bounded wait (the same 201, replayed), or it did not (409).
@@ -163,19 +227,29 @@ async fn twenty_concurrent_requests_create_one_payment() {
         let in_flight = ReplyKind::of(result) == ReplyKind::Status(409);
         assert!(
             replayed || in_flight,
-            "duplicate {i} must get the first request's 201, replayed, or 409 (still in \
-             flight); it got {result:?}. When the statement returns no row, read the stored \
-             answer in a new statement: its snapshot cannot show the row committed while \
-             it waited. ({outcome})"
+            "{}",
+            t!(
+                MESSAGES,
+                "a-duplicate-gets-the-201-replayed-or-409",
+                number = i,
+                got = result.shown(),
+                outcome = outcome.to_string()
+            )
         );
     }
-    let retry = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("a retry after the burst is answered");
-    assert_eq!(
-        Some(&retry),
-        first.as_ref(),
-        "once the first request committed, a retry replays its 201"
+    let retry = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "a-retry-after-the-burst-must-be-answered",
+    );
+    assert!(
+        Some(&retry) == first.as_ref(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-after-the-commit-replays-the-201",
+            first = results[0].shown(),
+            retry = retry.shown()
+        )
     );
 }
 // ANCHOR_END: burst
@@ -204,26 +278,44 @@ async fn duplicates_of_a_slow_request_are_told_409_within_the_bound() {
     );
     assert!(
         slow.duplicates_answered_while_held && in_flight == 19,
-        "while the first request was still in flight, each of its 19 duplicates should be told \
-         409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {}). \
-         Bound the reserving INSERT's wait with `set_config('lock_timeout', ..., true)` inside \
-         the statement, and answer 409 on SQLSTATE 55P03. Run `cargo workbook hint 10`.",
-        slow.duplicates_answered_while_held
+        "{}",
+        MESSAGES.say(
+            if slow.duplicates_answered_while_held {
+                "duplicates-of-a-slow-request-are-told-409"
+            } else {
+                "duplicates-of-a-slow-request-are-answered-while-it-is-held"
+            },
+            &[("count", in_flight.into())]
+        )
     );
-    assert_eq!(
-        unrelated,
-        ReplyKind::Status(201),
-        "a request for another key is not starved: {}",
-        slow.state
+    assert!(
+        unrelated == ReplyKind::Status(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-key-is-not-starved",
+            got = unrelated.said(),
+            state = &slow.state
+        )
     );
-    assert_eq!(
-        slow.first.as_ref().map(|r| r.status).ok(),
-        Some(201),
-        "the slow request itself completes once let go, under the database's own \
-         lock_timeout (put it back before the payment): {:?}",
-        slow.first
+    assert!(
+        slow.first.as_ref().map(|r| r.status).ok() == Some(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-slow-request-completes-once-let-go",
+            got = slow.first.shown()
+        )
     );
-    assert_eq!(slow.payments, 2, "the slow request and the unrelated one");
+    assert!(
+        slow.payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-slow-request-and-the-other-key-pay",
+            payments = slow.payments
+        )
+    );
 }
 
 // ANCHOR: replay
@@ -237,19 +329,20 @@ async fn a_later_retry_returns_the_same_body() {
     } = later_retry(&db, create_payment).await;
     assert!(
         first.status == 201,
-        "the first request should be answered 201: it was answered {}",
-        first.status
-    );
-    assert_eq!(
-        retry, first,
-        "a retry gets the stored status and body, byte for byte. A 409 here means the key \
-         row was committed without its answer: in one statement, an UPDATE cannot see the \
-         row a sibling CTE inserted, so insert the key row complete. Run `cargo workbook hint 10`."
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = first.shown())
     );
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        retry == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-gets-the-stored-answer-byte-for-byte",
+            first = first.shown(),
+            retry = retry.shown()
+        )
     );
+    payments_made_by_now(made, 1);
 }
 // ANCHOR_END: replay
 
@@ -259,29 +352,38 @@ async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_paymen
     let db = TestDb::create(reference_schema()).await;
     let relay = WireRelay::start(db.options()).await;
     let pool = relay.pool(PoolSize::of(1));
-    let first = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the first request pays");
+    let first = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "the-first-request-must-pay",
+    );
     let paid_id = db.count("SELECT id FROM payments").await;
 
     // The key is committed: a retry, then the same key with another amount.
     relay.take();
-    let retry = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the retry is answered");
+    let retry = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "the-retry-must-be-answered",
+    );
     let retry_wire = relay.take();
-    let other = create_payment(&pool, "key-1", &body(1, 999))
-        .await
-        .expect("the other amount is answered");
+    let other = answered(
+        create_payment(&pool, "key-1", &body(1, 999)).await,
+        "another-amount-must-be-answered",
+    );
     let other_wire = relay.take();
-    let next = create_payment(&pool, "key-2", &body(2, 100))
-        .await
-        .expect("a new key pays");
+    let next = answered(
+        create_payment(&pool, "key-2", &body(2, 100)).await,
+        "a-new-key-must-be-paid",
+    );
 
-    assert_eq!(
-        (&retry, &other),
-        (&first, &Reply::key_reused()),
-        "a key answered before: the retry replays the 201, another amount gets 422"
+    assert!(
+        (&retry, &other) == (&first, &Reply::key_reused()),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-key-answered-before-replays-or-refuses",
+            retry = retry.shown(),
+            other = other.shown()
+        )
     );
     harness::observe(
         "stage10.answered_key",
@@ -291,23 +393,28 @@ async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_paymen
             "ids_taken": db.count("SELECT last_value FROM payments_id_seq").await - paid_id - 1,
         }),
     );
-    for (what, wire) in [("the retry", &retry_wire), ("another amount", &other_wire)] {
-        assert_eq!(
-            wire.executes, 1,
-            "{what} of a key committed before the request began must be answered by the \
-             statement itself, from the key row its snapshot shows: one statement, not a \
-             second one to read the answer. On the wire: {wire}. Run `cargo workbook hint 10`."
+    for (said, wire) in [
+        ("the-retry-is-answered-by-one-statement", &retry_wire),
+        ("another-amount-is-answered-by-one-statement", &other_wire),
+    ] {
+        assert!(
+            wire.executes == 1,
+            "{}",
+            MESSAGES.say(said, &[("wire", wire.to_string().into())])
         );
     }
-    assert_eq!(
-        next.payment_id(),
-        Some((paid_id + 1).to_string().as_str()),
-        "the retry and the 422 took ids from the payments' sequence: the next payment got \
-         {:?} after {paid_id}. For a key already answered, the statement must not reach \
-         `nextval`: nothing is paid, so no id is spent. Run `cargo workbook hint 10`.",
-        next.payment_id()
+    assert!(
+        next.payment_id() == Some((paid_id + 1).to_string().as_str()),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-key-answered-before-takes-no-payment-id",
+            got = format!("{:?}", next.payment_id()),
+            paid = paid_id
+        )
     );
-    assert_eq!(db.payment_count().await, 2, "key-1's payment and key-2's");
+    let made = db.payment_count().await;
+    payments_made_by_now(made, 2);
 }
 // ANCHOR_END: answered_key
 
@@ -315,26 +422,29 @@ async fn a_key_answered_before_is_answered_by_one_statement_that_takes_no_paymen
 async fn the_same_key_with_another_amount_is_refused_with_422() {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(1, 100))
-        .await
-        .expect("the first request pays");
-    let second = create_payment(&pool, "key-1", &body(1, 999))
-        .await
-        .expect("the second request is answered");
+    let first = answered(
+        create_payment(&pool, "key-1", &body(1, 100)).await,
+        "the-first-request-must-pay",
+    );
+    let second = answered(
+        create_payment(&pool, "key-1", &body(1, 999)).await,
+        "another-amount-must-be-answered",
+    );
     harness::observe(
         "stage10.other_body",
         &harness::second_request(&first, &second, db.payment_count().await),
     );
-    assert_eq!(
-        second,
-        Reply::key_reused(),
-        "the key was used with another body: 422, and nothing paid"
+    assert!(
+        second == Reply::key_reused(),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-body-is-refused-with-422",
+            got = second.shown()
+        )
     );
     let made = db.payment_count().await;
-    assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
-    );
+    payments_made_by_now(made, 1);
 }
 
 #[tokio::test]
@@ -345,15 +455,16 @@ async fn different_keys_make_different_payments() {
         b,
         payments: made,
     } = two_keys(&db, create_payment).await;
-    assert_ne!(
-        a.payment_id(),
-        b.payment_id(),
-        "two keys are two operations"
-    );
     assert!(
-        made == 2,
-        "2 payments should have been made by now: there are {made}"
+        a.payment_id() != b.payment_id(),
+        "{}",
+        t!(
+            MESSAGES,
+            "two-keys-are-two-payments",
+            id = format!("{:?}", a.payment_id())
+        )
     );
+    payments_made_by_now(made, 2);
 }
 
 // ANCHOR: rollback
@@ -371,21 +482,32 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
     } = failed_payment_retried(&db, create_payment).await;
     assert!(
         failed.is_err(),
-        "the payment INSERT fails, so create_payment fails: {failed:?}"
-    );
-    assert_eq!(
-        keys_left, 0,
-        "one statement is one transaction: the key it reserved is rolled back with the \
-         failed payment; a key left behind would refuse every retry"
-    );
-    let retry = retry.expect("the retry is answered");
-    assert_eq!(
-        retry.status, 201,
-        "once payments work again, the retry with the same key pays: {retry:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-payment-fails-the-call",
+            got = failed.shown()
+        )
     );
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        keys_left == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-failed-payments-key-is-rolled-back",
+            keys = keys_left
+        )
     );
+    let retry = answered(retry, "the-retry-must-be-answered");
+    assert!(
+        retry.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-pays-once-payments-work",
+            got = retry.shown()
+        )
+    );
+    payments_made_by_now(made, 1);
 }
 // ANCHOR_END: rollback

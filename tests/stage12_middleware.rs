@@ -50,7 +50,9 @@ async fn database() -> TestDb {
 }
 
 async fn serve(router: Router) -> SocketAddr {
-    harness::serve(|listener| stage12::serve(listener, router)).await
+    // `traced`: under the runner, the server's work for each request of a burst
+    // goes into that request's timeline.
+    harness::serve(|listener| stage12::serve(listener, harness::traced(router))).await
 }
 
 /// `POST path` over HTTP.

@@ -6,8 +6,12 @@
 use std::time::{Duration, Instant};
 
 use harness::{Schema, TestDb};
+use harness::{catalogue, t};
 use rstest::rstest;
 use sqlx::{Connection, PgConnection, Row};
+
+// What these tests say, in the learner's language (tests/locales/*/stage1_tables.ftl).
+catalogue!(static MESSAGES = "locales", "stage1_tables");
 
 fn schema() -> Schema {
     Schema::new(stage1::MIGRATION_FILE, stage1::MIGRATION_SQL)
@@ -22,19 +26,40 @@ struct Column {
     default: Option<String>,
 }
 
+/// `result`, or the test fails saying that the server could not answer `what`.
+fn answered<T>(result: Result<T, sqlx::Error>, what: &str) -> T {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-server-did-not-answer",
+                what = what,
+                error = e.to_string()
+            )
+        )
+    })
+}
+
 async fn column(conn: &mut PgConnection, table: &str, name: &str) -> Column {
-    let tables: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = $1",
-    )
-    .bind(table)
-    .fetch_one(&mut *conn)
-    .await
-    .expect("information_schema answers");
+    let tables: i64 = answered(
+        sqlx::query_scalar(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = $1",
+        )
+        .bind(table)
+        .fetch_one(&mut *conn)
+        .await,
+        "information_schema.tables",
+    );
     assert!(
         tables == 1,
-        "There is no table `{table}` yet. Write `CREATE TABLE {table} (...)` in {} \
-         (the comments there list its columns; `cargo workbook hint 1` gives a hint).",
-        stage1::MIGRATION_FILE
+        "{}",
+        t!(
+            MESSAGES,
+            "there-is-no-table-yet",
+            table = table,
+            file = stage1::MIGRATION_FILE
+        )
     );
     let row = sqlx::query(
         "SELECT data_type, is_nullable = 'YES' AS nullable,
@@ -46,12 +71,17 @@ async fn column(conn: &mut PgConnection, table: &str, name: &str) -> Column {
     .bind(table)
     .bind(name)
     .fetch_optional(&mut *conn)
-    .await
-    .expect("information_schema answers");
-    let Some(row) = row else {
+    .await;
+    let Some(row) = answered(row, "information_schema.columns") else {
         panic!(
-            "The table `{table}` has no column `{name}`. Add it in {} (names matter: later stages query them).",
-            stage1::MIGRATION_FILE
+            "{}",
+            t!(
+                MESSAGES,
+                "the-table-has-no-such-column",
+                table = table,
+                column = name,
+                file = stage1::MIGRATION_FILE
+            )
         );
     };
     Column {
@@ -66,21 +96,29 @@ impl Column {
     /// Fails, in the learner's words, when the column's type or NULL rule is not
     /// the one asked for.
     fn must_be(&self, table: &str, name: &str, data_type: &str, nullable: bool) {
+        let column = format!("{table}.{name}");
         assert!(
             self.data_type == data_type,
-            "{table}.{name} must be of type {data_type}: yours is {}",
-            self.data_type
+            "{}",
+            t!(
+                MESSAGES,
+                "the-column-must-be-of-type",
+                column = &column,
+                wanted = data_type,
+                yours = &self.data_type
+            )
         );
         if nullable {
             assert!(
                 self.nullable,
-                "{table}.{name} must accept NULL (a request in flight has no answer yet): \
-                 yours is NOT NULL"
+                "{}",
+                t!(MESSAGES, "the-column-must-accept-null", column = &column)
             );
         } else {
             assert!(
                 !self.nullable,
-                "{table}.{name} must be NOT NULL: yours accepts NULL"
+                "{}",
+                t!(MESSAGES, "the-column-must-be-not-null", column = &column)
             );
         }
     }
@@ -89,22 +127,28 @@ impl Column {
 /// A primary key in words: "(a, b)", or that there is none.
 fn described(primary_key: &[String]) -> String {
     if primary_key.is_empty() {
-        "the table has no primary key".into()
+        t!(MESSAGES, "the-table-has-no-primary-key")
     } else {
-        format!("its primary key is ({})", primary_key.join(", "))
+        t!(
+            MESSAGES,
+            "its-primary-key-is",
+            columns = primary_key.join(", ")
+        )
     }
 }
 
 async fn primary_key(conn: &mut PgConnection, table: &str) -> Vec<String> {
-    sqlx::query_scalar(
-        "SELECT a.attname::text FROM pg_index i
-         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-         WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY a.attname",
+    answered(
+        sqlx::query_scalar(
+            "SELECT a.attname::text FROM pg_index i
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+             WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY a.attname",
+        )
+        .bind(table)
+        .fetch_all(conn)
+        .await,
+        "pg_index",
     )
-    .bind(table)
-    .fetch_all(conn)
-    .await
-    .expect("pg_index answers")
 }
 
 #[rstest]
@@ -148,20 +192,28 @@ async fn payment_ids_are_generated_by_the_database() {
     let id = column(&mut conn, "payments", "id").await;
     let yours = match id.identity.as_deref() {
         Some("ALWAYS") => None,
-        Some(other) => Some(format!("yours is GENERATED {other} AS IDENTITY")),
-        None => Some("yours is not an identity column".to_string()),
+        Some(other) => Some(t!(MESSAGES, "yours-is-generated-as-identity", how = other)),
+        None => Some(t!(MESSAGES, "yours-is-not-an-identity-column")),
     };
     if let Some(yours) = yours {
         panic!(
-            "payments.id must be GENERATED ALWAYS AS IDENTITY, so that no INSERT can choose \
-             an id: {yours}"
+            "{}",
+            t!(
+                MESSAGES,
+                "payments-id-must-be-generated-always",
+                yours = yours
+            )
         );
     }
     let key = primary_key(&mut conn, "payments").await;
     assert!(
         key == ["id"],
-        "payments.id must be the PRIMARY KEY: {}",
-        described(&key)
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-id-must-be-the-primary-key",
+            yours = described(&key)
+        )
     );
     let ids: Vec<i64> = sqlx::query_scalar(
         "INSERT INTO payments (order_id, amount) VALUES (1, 100), (1, 100) RETURNING id",
@@ -169,11 +221,23 @@ async fn payment_ids_are_generated_by_the_database() {
     .fetch_all(&mut conn)
     .await
     .unwrap_or_else(|e| {
-        panic!("payments must accept an INSERT without an id, and yours refused it: {e}")
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "payments-must-accept-an-insert-without-an-id",
+                error = e.to_string()
+            )
+        )
     });
     assert!(
         ids.len() == 2 && ids[0] != ids[1],
-        "two payments inserted without an id must get two ids of their own: yours got {ids:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "two-payments-get-two-ids",
+            ids = format!("{ids:?}")
+        )
     );
 }
 
@@ -185,9 +249,12 @@ async fn the_key_is_the_primary_key_of_idempotency_keys() {
     let key = primary_key(&mut conn, "idempotency_keys").await;
     assert!(
         key == ["key"],
-        "idempotency_keys.key must be the PRIMARY KEY (it is what makes a second INSERT of \
-         a key wait, then fail): {}",
-        described(&key)
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-must-be-the-primary-key",
+            yours = described(&key)
+        )
     );
 }
 
@@ -201,16 +268,27 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
     sqlx::query(insert)
         .execute(&mut conn)
         .await
-        .unwrap_or_else(|e| panic!("the first INSERT of a key must work, and yours failed: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-first-insert-of-a-key-must-work",
+                    error = e.to_string()
+                )
+            )
+        });
     let second = sqlx::query(insert).execute(&mut conn).await;
     let code = match &second {
         Err(sqlx::Error::Database(e)) => e.code().map(|c| c.into_owned()),
         _ => None,
     };
-    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM idempotency_keys")
-        .fetch_one(&mut conn)
-        .await
-        .expect("the keys can be counted");
+    let rows: i64 = answered(
+        sqlx::query_scalar("SELECT count(*) FROM idempotency_keys")
+            .fetch_one(&mut conn)
+            .await,
+        "SELECT count(*) FROM idempotency_keys",
+    );
     let sqlstate = code.clone().unwrap_or_else(|| {
         if rows == 2 {
             "none".into()
@@ -224,13 +302,16 @@ async fn inserting_the_same_key_twice_is_a_unique_violation() {
     );
     assert!(
         code.as_deref() == Some("23505"),
-        "a second INSERT of the same key must fail with a unique violation (SQLSTATE 23505): \
-         yours {}",
-        match (&second, rows) {
-            (Ok(_), 2) => "succeeded, and the table now has two rows for the key".to_string(),
-            (Ok(_), _) => "succeeded, and replaced the first row".to_string(),
-            (Err(e), _) => format!("failed with another error: {e}"),
-        }
+        "{}",
+        t!(
+            MESSAGES,
+            "a-second-insert-of-the-key-must-fail-with-23505",
+            yours = match (&second, rows) {
+                (Ok(_), 2) => t!(MESSAGES, "yours-succeeded-with-two-rows"),
+                (Ok(_), _) => t!(MESSAGES, "yours-succeeded-and-replaced-the-row"),
+                (Err(e), _) => t!(MESSAGES, "yours-failed-otherwise", error = e.to_string()),
+            }
+        )
     );
 }
 // ANCHOR_END: same_key_twice
@@ -338,31 +419,41 @@ async fn a_key_can_be_reserved_before_its_response_is_known() {
         .await
         .unwrap_or_else(|e| {
             panic!(
-                "a key must be insertable with only its body hash (status and response come \
-                 later, once the payment is made), and yours refused it: {e}"
+                "{}",
+                t!(
+                    MESSAGES,
+                    "a-key-must-be-insertable-with-its-hash-alone",
+                    error = e.to_string()
+                )
             )
         });
-    let row = sqlx::query(
-        "SELECT status IS NULL AS no_status, response IS NULL AS no_response,
-                created_at > now() - interval '1 minute' AS recent
-         FROM idempotency_keys WHERE key = 'key-1'",
-    )
-    .fetch_one(&mut conn)
-    .await
-    .expect("the reserved key can be read back");
-    assert!(
-        row.get::<bool, _>("no_status"),
-        "a reserved key has no status yet (NULL)"
+    let row = answered(
+        sqlx::query(
+            "SELECT status IS NULL AS no_status, response IS NULL AS no_response,
+                    created_at > now() - interval '1 minute' AS recent
+             FROM idempotency_keys WHERE key = 'key-1'",
+        )
+        .fetch_one(&mut conn)
+        .await,
+        "SELECT ... FROM idempotency_keys WHERE key = 'key-1'",
     );
-    assert!(
-        row.get::<bool, _>("no_response"),
-        "a reserved key has no response yet (NULL)"
-    );
+    for column in ["status", "response"] {
+        assert!(
+            row.get::<bool, _>(format!("no_{column}").as_str()),
+            "{}",
+            t!(
+                MESSAGES,
+                "a-reserved-key-has-no-answer-yet",
+                column = column
+            )
+        );
+    }
     assert!(
         row.get::<bool, _>("recent"),
-        "created_at should default to now()"
+        "{}",
+        t!(MESSAGES, "a-reserved-key-is-dated-now")
     );
-    conn.close().await.expect("the connection closes");
+    answered(conn.close().await, "the connection's close");
 }
 
 #[tokio::test]
@@ -373,6 +464,11 @@ async fn created_at_defaults_to_now() {
     let default = created_at.default.unwrap_or_default();
     assert!(
         default.contains("now()") || default.contains("CURRENT_TIMESTAMP"),
-        "idempotency_keys.created_at should have DEFAULT now(); its default is {default:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "created-at-defaults-to-now",
+            yours = format!("{default:?}")
+        )
     );
 }

@@ -1,9 +1,28 @@
 //! Stage 2: the naive version, check then write. These tests pass when
 //! `create_payment` is naive: they measure the race it loses, exactly.
 
-use harness::{Outcome, PoolSize, ReplyKind, TestDb, fire_concurrently, reference_schema};
-use payment_model::{PaymentRequest, RaceWindow};
+use harness::{Outcome, PoolSize, ReplyKind, Shown, TestDb, fire_concurrently, reference_schema};
+use harness::{catalogue, t};
+use payment_model::{PaymentError, PaymentRequest, RaceWindow, Reply};
 use stage2::create_payment;
+
+// What these tests say, in the learner's language (tests/locales/*/stage2_naive.ftl).
+catalogue!(static MESSAGES = "locales", "stage2_naive");
+
+/// A request that had to be answered, or the test fails saying which.
+fn answered(result: Result<Reply, PaymentError>, which: &str) -> Reply {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-request-must-be-answered",
+                which = which,
+                error = e.to_string()
+            )
+        )
+    })
+}
 
 const REQUESTS: usize = 20;
 
@@ -33,22 +52,42 @@ async fn twenty_requests_held_between_check_and_write_create_twenty_payments() {
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage2.held_burst");
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 20,
-        "all 20 requests checked before any wrote, so all 20 should have paid: {outcome}"
+    assert!(
+        outcome.payments == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "all-twenty-checked-so-all-twenty-pay",
+            outcome = outcome.to_string()
+        )
     );
     let distinct_ids: i64 = db.count("SELECT count(DISTINCT id) FROM payments").await;
-    assert_eq!(distinct_ids, 20, "20 payments, each with an id of its own");
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)),
-        1,
-        "only the first key INSERT succeeds, so one caller gets a 201: {outcome}"
+    assert!(
+        distinct_ids == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "each-payment-has-an-id-of-its-own",
+            ids = distinct_ids
+        )
     );
-    assert_eq!(
-        outcome.count(ReplyKind::UniqueViolation),
-        19,
-        "the key's primary key rejects the other 19 key INSERTs, after their payments \
-         were already made: {outcome}"
+    assert!(
+        outcome.count(ReplyKind::Status(201)) == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-caller-gets-a-201",
+            outcome = outcome.to_string()
+        )
+    );
+    assert!(
+        outcome.count(ReplyKind::UniqueViolation) == 19,
+        "{}",
+        t!(
+            MESSAGES,
+            "nineteen-key-inserts-are-rejected",
+            outcome = outcome.to_string()
+        )
     );
 
     // One of the 19 callers told of an error retries with the same key.
@@ -96,25 +135,40 @@ async fn an_undriven_burst_pays_once_per_caller_that_missed_the_key() {
         let total = db.payment_count().await;
         let outcome = Outcome::new(&results, total - before);
         before = total;
+        let said = |id: &str| {
+            MESSAGES.say(
+                id,
+                &[("run", run.into()), ("outcome", outcome.to_string().into())],
+            )
+        };
         assert!(
             (1..=20).contains(&outcome.payments),
-            "run {run}: a burst pays at least once, at most 20 times: {outcome}"
+            "{}",
+            said("a-burst-pays-at-least-once-at-most-twenty-times")
         );
-        assert_eq!(
-            outcome.payments as usize,
-            1 + outcome.count(ReplyKind::UniqueViolation),
-            "run {run}: each payment beyond the first belongs to a caller whose key INSERT failed: {outcome}"
+        assert!(
+            outcome.payments as usize == 1 + outcome.count(ReplyKind::UniqueViolation),
+            "{}",
+            said("each-extra-payment-belongs-to-a-failed-key-insert")
         );
-        assert_eq!(
-            outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::UniqueViolation),
-            REQUESTS,
-            "run {run}: every caller gets a 201 or a unique violation: {outcome}"
+        assert!(
+            outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::UniqueViolation)
+                == REQUESTS,
+            "{}",
+            said("every-caller-gets-a-201-or-a-unique-violation")
         );
         paid_per_run.push(outcome.payments);
     }
     let runs_with_duplicates = paid_per_run.iter().filter(|&&paid| paid > 1).count();
     println!(
-        "payments per run: {paid_per_run:?}; runs with duplicates: {runs_with_duplicates} of {RUNS}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-per-run",
+            payments = format!("{paid_per_run:?}"),
+            duplicates = runs_with_duplicates,
+            runs = RUNS
+        )
     );
     harness::observe(
         "stage2.undriven",
@@ -131,30 +185,57 @@ async fn an_undriven_burst_pays_once_per_caller_that_missed_the_key() {
 async fn a_retry_after_the_first_answer_replays_it() {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(100), &RaceWindow::open())
-        .await
-        .expect("the first request pays");
-    let retry = create_payment(&pool, "key-1", &body(100), &RaceWindow::open())
-        .await
-        .expect("the retry is answered");
-    assert_eq!(first.status, 201, "the first request creates the payment");
-    assert_eq!(
-        retry, first,
-        "one request after the other, the naive version does replay the stored answer"
+    let first = answered(
+        create_payment(&pool, "key-1", &body(100), &RaceWindow::open()).await,
+        "the-first-request-must-be-answered",
     );
-    assert_eq!(db.payment_count().await, 1, "and pays once");
+    let retry = answered(
+        create_payment(&pool, "key-1", &body(100), &RaceWindow::open()).await,
+        "the-retry-must-be-answered",
+    );
+    assert!(
+        first.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-creates-the-payment",
+            got = first.shown()
+        )
+    );
+    assert!(
+        retry == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-after-the-other-the-stored-answer-is-replayed",
+            first = first.shown(),
+            retry = retry.shown()
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-after-the-other-it-pays-once",
+            payments = payments
+        )
+    );
 }
 
 #[tokio::test]
 async fn the_same_key_with_another_body_is_not_detected() {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(100), &RaceWindow::open())
-        .await
-        .expect("the first request pays");
-    let other = create_payment(&pool, "key-1", &body(999), &RaceWindow::open())
-        .await
-        .expect("the second request is answered");
+    let first = answered(
+        create_payment(&pool, "key-1", &body(100), &RaceWindow::open()).await,
+        "the-first-request-must-be-answered",
+    );
+    let other = answered(
+        create_payment(&pool, "key-1", &body(999), &RaceWindow::open()).await,
+        "the-second-request-must-be-answered",
+    );
     let outcome = Outcome::new(
         &[Ok(first.clone()), Ok(other.clone())],
         db.payment_count().await,
@@ -163,17 +244,32 @@ async fn the_same_key_with_another_body_is_not_detected() {
         "stage2.changed_body",
         harness::second_request(&first, &other, outcome.payments),
     );
-    assert_eq!(
-        other, first,
-        "the naive version answers a different body with the first payment's 201: it never compares"
+    assert!(
+        other == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-naive-version-never-compares-bodies",
+            first = first.shown(),
+            other = other.shown()
+        )
     );
-    assert_eq!(
-        other.body["amount"], 100,
-        "the client asked for 999 and was told 100 was paid"
+    assert!(
+        other.body["amount"] == 100,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-client-asked-for-999-and-was-told-100",
+            amount = other.body["amount"].to_string()
+        )
     );
     assert!(
         outcome.payments == 1,
-        "1 payment should have been made: {} were",
-        outcome.payments
+        "{}",
+        t!(
+            MESSAGES,
+            "one-payment-for-the-key",
+            payments = outcome.payments
+        )
     );
 }

@@ -3,11 +3,30 @@
 //! commit, or vanish, together.
 
 use harness::{
-    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, TestDb, TwoKeys,
+    FailedPayment, LaterRetry, Outcome, PoolSize, ReplyKind, Shown, TestDb, TwoKeys,
     failed_payment_retried, fire_while_first_is_held, later_retry, reference_schema, two_keys,
 };
+use harness::{catalogue, t};
 use payment_model::PaymentRequest;
 use stage3::create_payment;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage3_unique_key.ftl).
+catalogue!(static MESSAGES = "locales", "stage3_unique_key");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
 
 const REQUESTS: usize = 20;
 
@@ -32,18 +51,33 @@ async fn twenty_concurrent_requests_create_one_payment() {
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage3.burst");
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 1,
-        "20 requests with one key must pay once: {outcome}"
+    let outcome_said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "twenty-requests-with-one-key-pay-once",
+            outcome = &outcome_said
+        )
     );
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)),
-        REQUESTS,
-        "every caller gets the 201, the first one and the 19 that waited for it: {outcome}"
+    assert!(
+        outcome.count(ReplyKind::Status(201)) == REQUESTS,
+        "{}",
+        t!(
+            MESSAGES,
+            "every-caller-gets-the-201",
+            outcome = &outcome_said
+        )
     );
-    assert_eq!(
-        outcome.distinct_bodies, 1,
-        "all 20 bodies are the same: the same payment id, replayed: {outcome}"
+    assert!(
+        outcome.distinct_bodies == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "all-twenty-bodies-are-the-same",
+            outcome = &outcome_said
+        )
     );
 }
 // ANCHOR_END: burst
@@ -58,17 +92,24 @@ async fn a_later_retry_returns_the_same_body() {
     } = later_retry(&db, create_payment).await;
     assert!(
         first.status == 201,
-        "the first request should be answered 201: it was answered {}",
-        first.status
-    );
-    assert_eq!(
-        retry, first,
-        "a retry gets the stored status and body, byte for byte"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-is-answered-201",
+            got = first.shown()
+        )
     );
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        retry == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-gets-the-stored-answer-byte-for-byte",
+            first = first.shown(),
+            retry = retry.shown()
+        )
     );
+    payments_made_by_now(made, 1);
 }
 
 #[tokio::test]
@@ -79,15 +120,16 @@ async fn different_keys_make_different_payments() {
         b,
         payments: made,
     } = two_keys(&db, create_payment).await;
-    assert_ne!(
-        a.payment_id(),
-        b.payment_id(),
-        "two keys are two operations"
-    );
     assert!(
-        made == 2,
-        "2 payments should have been made by now: there are {made}"
+        a.payment_id() != b.payment_id(),
+        "{}",
+        t!(
+            MESSAGES,
+            "two-keys-are-two-payments",
+            id = a.payment_id().unwrap_or("-")
+        )
     );
+    payments_made_by_now(made, 2);
 }
 
 // ANCHOR: rollback
@@ -105,22 +147,32 @@ async fn a_failed_payment_releases_its_key_so_a_retry_succeeds() {
     } = failed_payment_retried(&db, create_payment).await;
     assert!(
         failed.is_err(),
-        "the payment INSERT fails, so create_payment fails: {failed:?}"
-    );
-    assert_eq!(
-        keys_left, 0,
-        "the key was reserved in the same transaction as the failed payment, so it must be \
-         rolled back with it; a key left behind would refuse every retry"
-    );
-    let retry = retry.expect("the retry is answered");
-    assert_eq!(
-        retry.status, 201,
-        "once payments work again, the retry with the same key pays: {retry:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-payment-fails-the-call",
+            got = failed.shown()
+        )
     );
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        keys_left == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-failed-payments-key-is-rolled-back",
+            keys = keys_left
+        )
     );
+    assert!(
+        matches!(&retry, Ok(reply) if reply.status == 201),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-pays-once-payments-work",
+            got = retry.shown()
+        )
+    );
+    payments_made_by_now(made, 1);
 }
 // ANCHOR_END: rollback
 
@@ -152,33 +204,47 @@ async fn a_failure_before_the_answer_is_stored_leaves_neither_payment_nor_key() 
     let keys_left = db.count("SELECT count(*) FROM idempotency_keys").await;
     assert!(
         failed.is_err(),
-        "storing the answer fails, so create_payment fails: {failed:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-answer-fails-the-call",
+            got = failed.shown()
+        )
     );
     assert!(
         (paid, keys_left) == (0, 0),
-        "the request died before its answer was stored, yet {paid} payment(s) and {keys_left} \
-         key row(s) were left: the payment and its answer must commit in ONE transaction. A \
-         payment committed before its answer leaves a key that answers 409 to every retry, for \
-         ever (run `cargo workbook hint 3`)"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-payment-and-its-answer-commit-together",
+            payments = paid,
+            keys = keys_left
+        )
     );
 
     db.execute("DROP TRIGGER refuse_answer_13 ON idempotency_keys")
         .await;
-    let retry = create_payment(&pool, "key-13", &body(13, 100))
-        .await
-        .expect("the retry is answered");
-    assert_eq!(
-        retry.status, 201,
-        "once the server stores answers again, the retry pays: {retry:?}"
-    );
-    let again = create_payment(&pool, "key-13", &body(13, 100))
-        .await
-        .expect("a later retry is answered");
-    assert_eq!(again, retry, "and a later retry replays its 201");
-    let made = db.payment_count().await;
+    let retry = create_payment(&pool, "key-13", &body(13, 100)).await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        matches!(&retry, Ok(reply) if reply.status == 201),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-pays-once-answers-are-stored",
+            got = retry.shown()
+        )
     );
+    let again = create_payment(&pool, "key-13", &body(13, 100)).await;
+    assert!(
+        matches!((&again, &retry), (Ok(again), Ok(retry)) if again == retry),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-later-retry-replays-the-201",
+            first = retry.shown(),
+            again = again.shown()
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: answer_in_the_transaction

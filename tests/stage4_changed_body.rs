@@ -1,10 +1,55 @@
 //! Stage 4: the same key with another body is refused with 422, and the same
 //! body written differently is still the same request.
 
-use harness::{Outcome, PoolSize, ReplyKind, TestDb, fire_concurrently, reference_schema};
-use payment_model::PaymentRequest;
+use harness::{Outcome, PoolSize, ReplyKind, Shown, TestDb, fire_concurrently, reference_schema};
+use harness::{catalogue, t};
+use payment_model::{PaymentError, PaymentRequest, Reply};
 use rstest::rstest;
 use stage4::{create_payment, request_hash};
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage4_changed_body.ftl).
+catalogue!(static MESSAGES = "locales", "stage4_changed_body");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
+
+/// A request that had to be answered, or the test fails saying so (`failed`:
+/// the message naming the request).
+fn answered(result: Result<Reply, PaymentError>, failed: &str) -> Reply {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            MESSAGES.say(failed, &[("error", e.to_string().into())])
+        )
+    })
+}
+
+/// The hash of a body the test knows is valid JSON.
+fn hash(body: &str) -> String {
+    request_hash(body).unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-valid-body-hashes",
+                body = body,
+                error = e.to_string()
+            )
+        )
+    })
+}
 
 fn body(amount: i32) -> String {
     body_for(1, amount)
@@ -19,21 +64,24 @@ fn body_for(order_id: i64, amount: i32) -> String {
 #[case::other_spacing("{ \"orderId\": 1,\n  \"amount\": 100 }")]
 #[case::both("\t{\"amount\" : 100 , \"orderId\" : 1}\n")]
 fn request_hash_ignores_key_order_and_spacing(#[case] written_differently: &str) {
-    let reference = request_hash(r#"{"orderId":1,"amount":100}"#).expect("a valid body hashes");
-    assert_eq!(
-        request_hash(written_differently).expect("a valid body hashes"),
-        reference,
-        "{written_differently:?} is the same request as {{\"orderId\":1,\"amount\":100}}: normalise \
-         the JSON (sorted keys, no spacing) before hashing it"
+    let reference = hash(r#"{"orderId":1,"amount":100}"#);
+    assert!(
+        hash(written_differently) == reference,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-same-body-written-differently-hashes-the-same",
+            body = format!("{written_differently:?}")
+        )
     );
 }
 
 #[test]
 fn request_hash_differs_for_another_amount() {
-    assert_ne!(
-        request_hash(r#"{"orderId":1,"amount":100}"#).expect("a valid body hashes"),
-        request_hash(r#"{"orderId":1,"amount":999}"#).expect("a valid body hashes"),
-        "another amount is another request"
+    assert!(
+        hash(r#"{"orderId":1,"amount":100}"#) != hash(r#"{"orderId":1,"amount":999}"#),
+        "{}",
+        t!(MESSAGES, "another-amount-is-another-request")
     );
 }
 
@@ -43,27 +91,31 @@ fn request_hash_differs_for_another_amount() {
 /// checked by another.
 #[test]
 fn request_hash_is_the_sha256_of_the_compact_json_with_sorted_keys() {
-    assert_eq!(
-        request_hash("{ \"orderId\": 1,\n  \"amount\": 100 }").expect("a valid body hashes"),
-        payment_model::raw_body_hash(r#"{"amount":100,"orderId":1}"#),
-        "the hash is SHA-256 (in hex) of the canonical text {{\"amount\":100,\"orderId\":1}}: \
-         keys sorted, a comma between members, no spacing"
+    assert!(
+        hash("{ \"orderId\": 1,\n  \"amount\": 100 }")
+            == payment_model::raw_body_hash(r#"{"amount":100,"orderId":1}"#),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-hash-is-sha256-of-the-canonical-text",
+            canonical = r#"{"amount":100,"orderId":1}"#
+        )
     );
     // Stage 12's layer hashes any route's body with it: nested objects and arrays too.
-    assert_eq!(
-        request_hash(r#"{ "b": [1, 2], "a": { "d": 1, "c": [] } }"#).expect("JSON hashes"),
-        payment_model::raw_body_hash(r#"{"a":{"c":[],"d":1},"b":[1,2]}"#),
-        "nested objects have their keys sorted too, and an array keeps its order, with a comma \
-         between items: [1,2] and [12] are not the same body"
+    assert!(
+        hash(r#"{ "b": [1, 2], "a": { "d": 1, "c": [] } }"#)
+            == payment_model::raw_body_hash(r#"{"a":{"c":[],"d":1},"b":[1,2]}"#),
+        "{}",
+        t!(MESSAGES, "nested-objects-are-canonical-too")
     );
 }
 
 #[test]
 fn request_hash_differs_for_another_order() {
-    assert_ne!(
-        request_hash(r#"{"orderId":1,"amount":100}"#).expect("a valid body hashes"),
-        request_hash(r#"{"orderId":2,"amount":100}"#).expect("a valid body hashes"),
-        "another order is another request: every field of the body goes into the hash"
+    assert!(
+        hash(r#"{"orderId":1,"amount":100}"#) != hash(r#"{"orderId":2,"amount":100}"#),
+        "{}",
+        t!(MESSAGES, "another-order-is-another-request")
     );
 }
 
@@ -72,12 +124,14 @@ fn request_hash_differs_for_another_order() {
 async fn the_same_key_with_another_amount_is_refused_with_422() {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body(100))
-        .await
-        .expect("the first request pays");
-    let other = create_payment(&pool, "key-1", &body(999))
-        .await
-        .expect("the second request is answered");
+    let first = answered(
+        create_payment(&pool, "key-1", &body(100)).await,
+        "the-first-request-must-pay",
+    );
+    let other = answered(
+        create_payment(&pool, "key-1", &body(999)).await,
+        "the-second-request-must-be-answered",
+    );
 
     let outcome = Outcome::new(
         &[Ok(first.clone()), Ok(other.clone())],
@@ -89,29 +143,59 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
     );
     assert!(
         first.status == 201,
-        "the first request should be answered 201: it was answered {}",
-        first.status
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-is-answered-201",
+            got = first.shown()
+        )
     );
-    assert_eq!(
-        other.status, 422,
-        "the key was used with another body: 422, got {other:?}"
+    assert!(
+        other.status == 422,
+        "{}",
+        t!(
+            MESSAGES,
+            "another-body-is-refused-with-422",
+            got = other.shown()
+        )
     );
-    assert_eq!(
-        other.body["title"], "Idempotency-Key already used with a different request body",
-        "the problem body's title says what went wrong: {other:?}"
+    assert!(
+        other.body["title"] == "Idempotency-Key already used with a different request body",
+        "{}",
+        t!(
+            MESSAGES,
+            "the-problems-title-says-what-went-wrong",
+            title = "Idempotency-Key already used with a different request body",
+            got = other.shown()
+        )
     );
-    assert_eq!(outcome.payments, 1, "the refused request pays nothing");
-    let replay = create_payment(&pool, "key-1", &body(100))
-        .await
-        .expect("the original is answered");
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-pays-nothing",
+            payments = outcome.payments
+        )
+    );
+    let replay = answered(
+        create_payment(&pool, "key-1", &body(100)).await,
+        "the-original-must-be-answered",
+    );
     let payments = db.payment_count().await;
     harness::observe(
         "stage4.after_refusal",
         &harness::second_request(&first, &replay, payments),
     );
-    assert_eq!(
-        replay, first,
-        "the refusal changed nothing: the original body still replays its 201"
+    assert!(
+        replay == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refusal-changed-nothing",
+            first = first.shown(),
+            replay = replay.shown()
+        )
     );
 }
 // ANCHOR_END: other_body
@@ -123,28 +207,33 @@ async fn the_same_key_with_another_amount_is_refused_with_422() {
 async fn the_same_key_for_another_order_is_refused_with_422() {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", &body_for(1, 100))
-        .await
-        .expect("the first request pays");
-    let other = create_payment(&pool, "key-1", &body_for(2, 100))
-        .await
-        .expect("the second request is answered");
+    let first = answered(
+        create_payment(&pool, "key-1", &body_for(1, 100)).await,
+        "the-first-request-must-pay",
+    );
+    let other = answered(
+        create_payment(&pool, "key-1", &body_for(2, 100)).await,
+        "the-second-request-must-be-answered",
+    );
     assert!(
         first.status == 201,
-        "the first request should be answered 201: it was answered {}",
-        first.status
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-is-answered-201",
+            got = first.shown()
+        )
     );
-    assert_eq!(
-        other.status, 422,
-        "the key was used for order 1 and is now sent for order 2, with the same amount: \
-         that is another request, so 422; a replay would tell the client order 2 was paid \
-         (hash every field of the body, not only the amount). Got {other:?}"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        other.status == 422,
+        "{}",
+        t!(
+            MESSAGES,
+            "another-order-is-refused-with-422",
+            got = other.shown()
+        )
     );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: other_order
 
@@ -155,21 +244,26 @@ async fn the_same_key_for_another_order_is_refused_with_422() {
 async fn the_same_body_written_differently_replays_the_201(#[case] written_differently: &str) {
     let db = TestDb::create(reference_schema()).await;
     let pool = db.pool(PoolSize::of(2));
-    let first = create_payment(&pool, "key-1", r#"{"orderId":1,"amount":100}"#)
-        .await
-        .expect("the first request pays");
-    let again = create_payment(&pool, "key-1", written_differently)
-        .await
-        .expect("the repeat is answered");
-    assert_eq!(
-        again, first,
-        "{written_differently:?} means the same as the first body, so it must replay the 201, not be refused"
+    let first = answered(
+        create_payment(&pool, "key-1", r#"{"orderId":1,"amount":100}"#).await,
+        "the-first-request-must-pay",
     );
-    let made = db.payment_count().await;
+    let again = answered(
+        create_payment(&pool, "key-1", written_differently).await,
+        "the-repeat-must-be-answered",
+    );
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        again == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-same-body-written-differently-replays-the-201",
+            body = format!("{written_differently:?}"),
+            first = first.shown(),
+            again = again.shown()
+        )
     );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 
 #[tokio::test]
@@ -178,13 +272,19 @@ async fn a_body_that_is_not_a_payment_is_an_error_and_stores_nothing() {
     let pool = db.pool(PoolSize::of(2));
     let result = create_payment(&pool, "key-1", r#"{"orderId":1,"amount":"a lot"}"#).await;
     assert!(
-        matches!(result, Err(payment_model::PaymentError::InvalidBody(_))),
-        "an invalid body is refused before anything is stored: {result:?}"
+        matches!(result, Err(PaymentError::InvalidBody(_))),
+        "{}",
+        t!(MESSAGES, "an-invalid-body-is-refused", got = result.shown())
     );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        0,
-        "no key was reserved"
+    let keys: i64 = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert!(
+        keys == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "no-key-is-reserved-for-an-invalid-body",
+            keys = keys
+        )
     );
 }
 
@@ -205,35 +305,66 @@ async fn ten_and_ten_concurrent_requests_with_two_bodies_create_one_payment() {
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record("stage4.two_bodies");
     println!("{}", outcome.table());
-    assert_eq!(outcome.payments, 1, "one key, one payment: {outcome}");
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)),
-        10,
-        "the winner's ten get its 201: {outcome}"
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(MESSAGES, "one-key-one-payment", outcome = &said)
     );
-    assert_eq!(
-        outcome.count(ReplyKind::Status(422)),
-        10,
-        "the other body's ten get 422: {outcome}"
+    assert!(
+        outcome.count(ReplyKind::Status(201)) == 10,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-winners-ten-get-its-201",
+            count = outcome.count(ReplyKind::Status(201)),
+            outcome = &said
+        )
     );
-    assert_eq!(
-        outcome.distinct_bodies, 2,
-        "one 201 body, one problem body: {outcome}"
+    assert!(
+        outcome.count(ReplyKind::Status(422)) == 10,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-other-bodys-ten-get-422",
+            count = outcome.count(ReplyKind::Status(422)),
+            outcome = &said
+        )
+    );
+    assert!(
+        outcome.distinct_bodies == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-201-body-one-problem-body",
+            bodies = outcome.distinct_bodies,
+            outcome = &said
+        )
     );
     let winner = results
         .iter()
         .flatten()
         .find(|reply| reply.status == 201)
         .map(|reply| reply.body["amount"].clone());
-    for (i, reply) in results.iter().enumerate() {
-        let reply = reply.as_ref().expect("every request is answered");
+    for (i, reply) in results.into_iter().enumerate() {
+        let reply = answered(reply, "every-request-must-be-answered");
         let won = Some(serde_json::json!(amount(i))) == winner;
-        assert_eq!(
-            reply.status,
-            if won { 201 } else { 422 },
-            "request {i} (amount {}) sent the {} body",
-            amount(i),
-            if won { "winning" } else { "losing" }
+        let wanted = if won { 201 } else { 422 };
+        assert!(
+            reply.status == wanted,
+            "{}",
+            MESSAGES.say(
+                if won {
+                    "a-request-with-the-winning-body-gets-201"
+                } else {
+                    "a-request-with-the-other-body-gets-422"
+                },
+                &[
+                    ("number", i.into()),
+                    ("amount", amount(i).into()),
+                    ("got", reply.shown().into()),
+                ]
+            )
         );
     }
 }

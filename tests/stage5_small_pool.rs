@@ -5,10 +5,20 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use harness::{Outcome, PoolSize, ReplyKind, TestDb, reference_schema, slow_first_request};
+use harness::{Outcome, PoolSize, ReplyKind, Shown, TestDb, reference_schema, slow_first_request};
+use harness::{catalogue, t};
 use payment_model::PaymentRequest;
 use rstest::rstest;
 use stage5::create_payment;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage5_small_pool.ftl).
+catalogue!(static MESSAGES = "locales", "stage5_small_pool");
+
+/// Seconds as the messages show them, with the language's decimal separator.
+fn seconds(d: Duration) -> String {
+    MESSAGES.current().decimal(d.as_secs_f64(), 1)
+}
 
 const REQUESTS: usize = 20;
 
@@ -41,27 +51,36 @@ async fn twenty_requests_through_a_small_pool_create_one_payment(#[case] connect
     outcome.record(&format!("stage5.pool_of_{connections}"));
     println!("{}", outcome.table());
     let timed_out = outcome.count(ReplyKind::PoolTimedOut);
+    let said = outcome.to_string();
     assert!(
         timed_out == 0,
-        "DEADLOCK: {timed_out} of {REQUESTS} requests waited {:.0} s for a connection and gave up.\n\
-         While they waited: {}.\n\
-         Every connection was held by a request whose transaction was still open while it asked \
-         the pool for another one: the pool is deadlocked, not PostgreSQL (its sessions are idle \
-         in transaction). Run `cargo workbook hint 5`. ({outcome})",
-        size.acquire_timeout.as_secs_f64(),
-        state_while_waiting
-            .as_deref()
-            .unwrap_or("(the burst ended before the pool was looked at)"),
+        "{}",
+        t!(
+            MESSAGES,
+            "deadlock",
+            count = timed_out,
+            requests = REQUESTS,
+            seconds = seconds(size.acquire_timeout),
+            state = state_while_waiting
+                .clone()
+                .unwrap_or_else(|| t!(MESSAGES, "the-burst-ended-before-the-pool-was-looked-at")),
+            outcome = &said
+        )
     );
-    assert_eq!(outcome.payments, 1, "one key, one payment: {outcome}");
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)),
-        REQUESTS,
-        "20 × 201: {outcome}"
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(MESSAGES, "one-key-one-payment", outcome = &said)
     );
-    assert_eq!(
-        outcome.distinct_bodies, 1,
-        "the same payment, replayed: {outcome}"
+    assert!(
+        outcome.count(ReplyKind::Status(201)) == REQUESTS,
+        "{}",
+        t!(MESSAGES, "every-caller-gets-the-201", outcome = &said)
+    );
+    assert!(
+        outcome.distinct_bodies == 1,
+        "{}",
+        t!(MESSAGES, "the-same-payment-replayed", outcome = &said)
     );
 }
 // ANCHOR_END: small_pool
@@ -100,21 +119,28 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
         .ok()
         .and_then(|took| *took)
         .map(|took| took.as_millis());
-    println!("the request for the other key: {unrelated} after {took_ms:?} ms");
+    println!(
+        "{}",
+        t!(
+            MESSAGES,
+            "the-request-for-the-other-key-took",
+            reply = unrelated.said(),
+            took = took_ms.map_or_else(|| "-".to_owned(), |ms| ms.to_string())
+        )
+    );
     harness::observe(
         "stage5.slow_first_request",
         &serde_json::json!({ "unrelated": unrelated.to_string(), "unrelated_ms": took_ms }),
     );
-    assert_eq!(
-        unrelated,
-        ReplyKind::Status(201),
-        "A request for another key failed while a slow request held its key.\n\
-         While it waited: {}.\n\
-         The slow request's duplicates each held a connection while they waited on its key's \
-         row lock, until the pool had none left. Bound that wait (`lock_timeout` on the \
-         reserving INSERT) and answer 409 so the duplicate gives its connection back. \
-         Run `cargo workbook hint 5`.",
-        slow.state
+    assert!(
+        unrelated == ReplyKind::Status(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-key-is-starved",
+            got = unrelated.said(),
+            state = &slow.state
+        )
     );
     let in_flight = slow
         .duplicates
@@ -122,21 +148,41 @@ async fn a_slow_request_does_not_starve_requests_for_other_keys() {
         .filter(|r| ReplyKind::of(r) == ReplyKind::Status(409))
         .count();
     assert!(
-        slow.duplicates_answered_while_held && in_flight == 19,
-        "while the first request was still in flight, each of its 19 duplicates should be told \
-         409 (retry later) within the bounded wait; got {in_flight} × 409 (answered in time: {})",
-        slow.duplicates_answered_while_held
+        slow.duplicates_answered_while_held,
+        "{}",
+        t!(
+            MESSAGES,
+            "duplicates-of-a-slow-request-are-answered-while-it-is-held",
+            count = in_flight
+        )
+    );
+    assert!(
+        in_flight == 19,
+        "{}",
+        t!(
+            MESSAGES,
+            "duplicates-of-a-slow-request-are-told-409",
+            count = in_flight
+        )
     );
     let first = slow.first.as_ref().map(|r| r.status).ok();
-    assert_eq!(
-        first,
-        Some(201),
-        "the slow request itself completes once let go: {:?}",
-        slow.first
+    assert!(
+        first == Some(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-slow-request-completes-once-let-go",
+            got = slow.first.shown()
+        )
     );
-    assert_eq!(
-        slow.payments, 2,
-        "the slow request and the unrelated one: two payments"
+    assert!(
+        slow.payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-slow-request-and-the-other-key-pay",
+            payments = slow.payments
+        )
     );
 }
 // ANCHOR_END: slow_request
@@ -170,22 +216,33 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
 
     let reply = create_payment(&pool, "key-1", &body).await;
 
-    assert_eq!(
-        reply.as_ref().map(|r| r.status).ok(),
-        Some(201),
-        "{reply:?}"
+    assert!(
+        reply.as_ref().map(|r| r.status).ok() == Some(201),
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = reply.shown())
     );
     let mut conn = db.connect().await;
     let seen: Vec<String> = sqlx::query_scalar("SELECT setting FROM lock_timeout_seen")
         .fetch_all(&mut conn)
         .await
-        .expect("the trigger's table can be read");
-    assert_eq!(
-        seen,
-        ["7s"],
-        "the payment must run under the database's own lock_timeout (7s here): set it back to \
-         what `current_setting('lock_timeout')` said before the reserving INSERT, not to '0', \
-         which would override the database's and the role's settings. Run `cargo workbook hint 5`."
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-triggers-table-can-be-read",
+                    error = e.to_string()
+                )
+            )
+        });
+    assert!(
+        seen == ["7s"],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-payment-runs-under-the-databases-lock-timeout",
+            seen = seen.join(", ")
+        )
     );
 }
 // ANCHOR_END: lock_timeout_restored
@@ -210,16 +267,21 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
 
     assert!(
         seen.failed.is_err(),
-        "the payment INSERT fails, so create_payment fails: {:?}",
-        seen.failed
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-payment-fails-the-call",
+            got = seen.failed.shown()
+        )
     );
     assert!(
         seen.in_a_transaction() == 0,
-        "create_payment returned its error while its transaction was still open (the \
-         sessions: {:?}). Dropping `tx` only queues the ROLLBACK, sent when the connection goes \
-         back to the pool; until then the key stays locked, and a retry sent at once waits on \
-         it, or is told 409. Roll back before returning the error. Run `cargo workbook hint 5`.",
-        seen.sessions
+        "{}",
+        t!(
+            MESSAGES,
+            "rolled-back-before-the-error-is-returned",
+            sessions = seen.sessions.join(", ")
+        )
     );
 }
 // ANCHOR_END: rolled_back_on_return
@@ -243,7 +305,11 @@ async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
 
     assert!(
         matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
-        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
-         error of the reserving INSERT is returned as an error, not answered 409: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "only-a-lock-timeout-is-a-409",
+            got = result.shown()
+        )
     );
 }

@@ -102,3 +102,107 @@ document.querySelectorAll(".content a > img[src$='.svg']").forEach((img) => {
     });
     buttons.prepend(toggle, list);
 })();
+
+// The interface mdBook draws itself (its index.hbs, book.js and searcher.js, which a
+// book cannot replace: searcher.js is compiled into mdbook) speaks English. In a
+// translated book, each of its words is said in the page's language (<html lang>),
+// from this table: mdBook's English word, and the translation. What mdBook draws later
+// (a search's results line, a code block's "Copied!") is said too, as it appears.
+// "Show hidden lines" / "Hide lines" stay as they are: book.js reads that title back
+// to know which way to toggle.
+(function interfaceWords() {
+    const translations = {
+        "pt-BR": {
+            "Table of contents": "Sumário",
+            "Toggle Table of Contents": "Mostrar ou esconder o sumário",
+            "Change theme": "Mudar o tema",
+            "Themes": "Temas",
+            "Auto": "Automático",
+            "Light": "Claro",
+            "Coal": "Carvão",
+            "Navy": "Azul-marinho",
+            "Search (`/`)": "Buscar (`/`)",
+            "Toggle Searchbar": "Mostrar ou esconder a busca",
+            "Search this book ...": "Buscar neste livro ...",
+            "Print this book": "Imprimir este livro",
+            "Git repository": "Repositório git",
+            "Suggest an edit": "Sugerir uma edição",
+            "Page navigation": "Navegação entre as páginas",
+            "Previous chapter": "Capítulo anterior",
+            "Next chapter": "Próximo capítulo",
+            "Copy to clipboard": "Copiar para a área de transferência",
+            "Copied!": "Copiado!",
+            "Clipboard error!": "Erro ao copiar!",
+            "Run this code": "Rodar este código",
+            "Undo changes": "Desfazer as alterações",
+            "Running...": "Rodando...",
+            "No output": "Nenhuma saída",
+        },
+    };
+    // searcher.js's results line, by its English shape: [pattern, the line said].
+    const results = {
+        "pt-BR": [
+            [/^1 search result for '(.*)':$/s, (term) => `1 resultado para '${term}':`],
+            [/^(\d+) search results for '(.*)':$/s, (count, term) => `${count} resultados para '${term}':`],
+            [/^No search results for '(.*)'\.$/s, (term) => `Nenhum resultado para '${term}'.`],
+        ],
+    };
+    const lang = document.documentElement.lang;
+    const words = translations[lang];
+    if (!words) {
+        return;
+    }
+    const attributes = ["title", "aria-label", "placeholder"];
+    function sayAttributes(element) {
+        for (const name of attributes) {
+            const said = words[element.getAttribute(name)];
+            if (said !== undefined) {
+                element.setAttribute(name, said);
+            }
+        }
+    }
+    function sayText(element) {
+        const text = element.textContent;
+        let said = words[text];
+        for (const [shape, say] of results[lang] || []) {
+            const found = said === undefined && shape.exec(text);
+            if (found) {
+                said = say(...found.slice(1));
+            }
+        }
+        if (said !== undefined && said !== text) {
+            element.textContent = said;
+        }
+    }
+    // What the page holds now: attributes, the theme menu's items, a code block's output.
+    document.querySelectorAll("[title], [aria-label], [placeholder]").forEach(sayAttributes);
+    document
+        .querySelectorAll("#mdbook-theme-list button.theme, #mdbook-searchresults-header, .result")
+        .forEach(sayText);
+    // What mdBook's scripts write afterwards.
+    new MutationObserver((changes) => {
+        for (const change of changes) {
+            if (change.type === "attributes") {
+                sayAttributes(change.target);
+                continue;
+            }
+            const element =
+                change.target.nodeType === Node.ELEMENT_NODE ? change.target : change.target.parentElement;
+            if (element && (element.id === "mdbook-searchresults-header" || element.classList.contains("result"))) {
+                sayText(element);
+            }
+            change.addedNodes.forEach((node) => {
+                if (node.nodeType === Node.ELEMENT_NODE) {
+                    sayAttributes(node);
+                    node.querySelectorAll("[title], [aria-label]").forEach(sayAttributes);
+                }
+            });
+        }
+    }).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+        attributeFilter: attributes,
+    });
+})();

@@ -30,6 +30,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use sqlx::postgres::PgConnectOptions;
 use testcontainers_modules::postgres::Postgres;
 use testcontainers_modules::testcontainers::TestcontainersError;
@@ -138,6 +139,17 @@ struct Running {
     how: &'static str,
 }
 
+impl Running {
+    /// How it came to be, as its description says.
+    fn said_how(&self) -> String {
+        match self.how {
+            "throwaway" => t!(crate::messages::MESSAGES, "container-how-throwaway"),
+            "kept" => t!(crate::messages::MESSAGES, "container-how-kept"),
+            _ => t!(crate::messages::MESSAGES, "container-how-kept-new"),
+        }
+    }
+}
+
 pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
     let started = Instant::now();
     let image = image();
@@ -168,12 +180,16 @@ pub async fn start(engine: &Engine) -> Result<Backend, ContainerError> {
     Ok(Backend {
         choice: BackendChoice::Container,
         admin,
-        description: format!(
-            "{image} in {} container {} on {host}:{} ({engine}), ready in {:.2} s",
-            running.how,
-            running.name,
-            running.port,
-            started.elapsed().as_secs_f64()
+        description: t!(
+            crate::messages::MESSAGES,
+            "described-container",
+            image = image,
+            how = running.said_how(),
+            name = &running.name,
+            host = &host,
+            port = running.port.to_string(),
+            engine = engine.to_string(),
+            seconds = crate::messages::seconds(started.elapsed().as_secs_f64())
         ),
         max_connections,
         handed_over: false,
@@ -185,13 +201,16 @@ fn ensure_image(engine: &Engine, image: &str) -> Result<(), ContainerError> {
     if engine.has_image(image)? {
         return Ok(());
     }
-    announce(&format!(
-        "harness: pulling {image} (once; the engine keeps it)"
+    announce(&t!(
+        crate::messages::MESSAGES,
+        "harness-pulling",
+        image = image
     ));
     let still_waiting = || {
-        announce(&format!(
-            "harness: no registry has answered yet; waiting up to {} s in all",
-            REGISTRY_BOUND.as_secs()
+        announce(&t!(
+            crate::messages::MESSAGES,
+            "harness-waiting-for-registry",
+            seconds = REGISTRY_BOUND.as_secs().to_string()
         ))
     };
     engine
@@ -384,9 +403,10 @@ async fn start_kept(
             .with_label(KIND, "kept");
         match create(engine, image, true, request).await {
             Ok(port) => {
-                announce(&format!(
-                    "harness: started container {KEPT_CONTAINER}; it stays for the next runs \
-                     (`cargo workbook db-stop` removes it)"
+                announce(&t!(
+                    crate::messages::MESSAGES,
+                    "harness-started-kept",
+                    container = KEPT_CONTAINER
                 ));
                 return Ok(Running {
                     name: KEPT_CONTAINER.to_owned(),
@@ -419,11 +439,22 @@ pub fn kept_container(engine: &Engine) -> Result<Option<String>, EngineError> {
     let image = info["Config"]["Image"].as_str().unwrap_or("?");
     let state = info["State"]["Status"].as_str().unwrap_or("?");
     Ok(Some(match published_port(&info) {
-        Some(port) => format!(
-            "{KEPT_CONTAINER} ({image}) is {state} on {}:{port}",
-            engine.endpoint.published_host()
+        Some(port) => t!(
+            crate::messages::MESSAGES,
+            "kept-container",
+            container = KEPT_CONTAINER,
+            image = image,
+            state = state,
+            host = engine.endpoint.published_host(),
+            port = port.to_string()
         ),
-        None => format!("{KEPT_CONTAINER} ({image}) is {state}"),
+        None => t!(
+            crate::messages::MESSAGES,
+            "kept-container-no-port",
+            container = KEPT_CONTAINER,
+            image = image,
+            state = state
+        ),
     }))
 }
 

@@ -76,8 +76,10 @@ pub(crate) async fn drop_databases_of_dead_runs(admin: &PgConnectOptions) -> usi
     }
     let _ = conn.close().await;
     if dropped > 0 {
-        announce(&format!(
-            "harness: dropped {dropped} database(s) left by test runs that were killed"
+        announce(&l10n::t!(
+            crate::messages::MESSAGES,
+            "harness-dropped-databases",
+            count = dropped
         ));
     }
     dropped

@@ -48,6 +48,12 @@ pub struct Engine {
 
 impl fmt::Display for Engine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {}", self.kind, self.endpoint)
+        let said = l10n::t!(
+            crate::messages::MESSAGES,
+            "engine-at",
+            kind = self.kind,
+            endpoint = self.endpoint.to_string()
+        );
+        f.write_str(&said)
     }
 }

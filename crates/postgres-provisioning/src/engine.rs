@@ -52,7 +52,7 @@ pub fn candidates(places: &Places) -> Result<Vec<Engine>, EngineError> {
         };
         return Ok(vec![Engine {
             endpoint,
-            kind: "the engine of DOCKER_HOST",
+            kind: "DOCKER_HOST",
         }]);
     }
     let mut found = vec![(places.root.join("var/run/docker.sock"), "Docker")];
@@ -243,7 +243,15 @@ impl Engine {
         match reply.status {
             200 => Ok(true),
             404 => Ok(false),
-            other => Err(self.refused(format!("looking for image {image}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(
+                    crate::messages::MESSAGES,
+                    "engine-looking-for-image",
+                    image = image
+                ),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -359,7 +367,15 @@ impl Engine {
         let reply = self.call("DELETE", &format!("/containers/{container}?force=1&v=1"))?;
         match reply.status {
             204 | 404 => Ok(()),
-            other => Err(self.refused(format!("removing container {container}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(
+                    crate::messages::MESSAGES,
+                    "engine-removing-container",
+                    container = container
+                ),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -376,7 +392,11 @@ impl Engine {
         )?;
         match (reply.status, reply.json()) {
             (200, serde_json::Value::Array(list)) => Ok(list),
-            (status, _) => Err(self.refused("listing containers".to_owned(), status, &reply)),
+            (status, _) => Err(self.refused(
+                l10n::t!(crate::messages::MESSAGES, "engine-listing-containers"),
+                status,
+                &reply,
+            )),
         }
     }
 
@@ -390,7 +410,15 @@ impl Engine {
         match reply.status {
             200 => Ok(Some(reply.json())),
             404 => Ok(None),
-            other => Err(self.refused(format!("inspecting container {container}"), other, &reply)),
+            other => Err(self.refused(
+                l10n::t!(
+                    crate::messages::MESSAGES,
+                    "engine-inspecting-container",
+                    container = container
+                ),
+                other,
+                &reply,
+            )),
         }
     }
 
@@ -533,6 +561,8 @@ mod tests {
 
     #[test]
     fn docker_host_is_the_only_place_tried_when_set() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let mut places = places(Path::new("/x"));
         places.docker_host = Some("tcp://10.0.0.5:2375".to_owned());
         let tried = candidates(&places).expect("tcp:// is understood");
@@ -589,6 +619,8 @@ mod tests {
 
     #[test]
     fn no_socket_at_all_says_where_it_looked() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("none");
         let why = find_engine(&places(&dir))
             .expect_err("nothing listens")
@@ -603,6 +635,8 @@ mod tests {
 
     #[test]
     fn a_stale_socket_alone_is_reported_as_not_answering() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("only-stale");
         stale_socket(&dir.join("sys/var/run/docker.sock"));
         let why = find_engine(&places(&dir))
@@ -621,6 +655,8 @@ mod tests {
 
     #[test]
     fn a_registry_that_does_not_answer_ends_the_pull_within_its_bound() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let dir = scratch("silent-registry");
         let socket = dir.join("engine.sock");
         fake_engine(&socket, None);
@@ -637,7 +673,7 @@ mod tests {
             .to_string();
         let waited = started.elapsed();
         assert!(
-            why.starts_with("no registry answered within 300ms"),
+            why.starts_with("no registry answered within 0.3 s"),
             "{why}"
         );
         assert!(waited < Duration::from_secs(2), "waited {waited:?}");

@@ -1,9 +1,12 @@
 //! Why a server could not be had, as types: callers decide on the kind, and the
-//! words (each naming the way out) are written once, here.
+//! words (each naming the way out) are written once, in the catalogue
+//! (`locales/*/provisioning.ftl`), said by the `Display` impls at the end.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
+
+use l10n::t;
 
 use crate::backend::HANDOVER_VAR;
 use crate::endpoint::{Endpoint, Engine};
@@ -11,72 +14,62 @@ use crate::endpoint::{Endpoint, Engine};
 /// A container engine that cannot be found, or a call of its API that failed.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error(
-        "DOCKER_HOST={host} is neither unix:// nor tcp://; the harness speaks to those two \
-         (fix DOCKER_HOST, or unset it to let the harness look for the engine's socket)"
-    )]
-    UnknownScheme { host: String },
-    #[error("no engine: DOCKER_HOST is not set and none of these sockets exists: {}", .looked.join(", "))]
-    NoSocket { looked: Vec<String> },
+    UnknownScheme {
+        host: String,
+    },
+    NoSocket {
+        looked: Vec<String>,
+    },
     /// Every socket found was silent; one error per socket.
-    #[error("{}", join(.0))]
     NoneAnswers(Vec<EngineError>),
-    #[error("no engine answers at {endpoint} ({source})")]
     Silent {
         endpoint: Endpoint,
         source: std::io::Error,
     },
-    #[error("{engine} answered its ping with HTTP {status}")]
-    PingRefused { engine: Engine, status: u16 },
-    #[error("{engine} did not answer its ping in HTTP")]
-    PingNotHttp { engine: Engine },
-    #[error("{engine}: {call}: {source}")]
+    PingRefused {
+        engine: Engine,
+        status: u16,
+    },
+    PingNotHttp {
+        engine: Engine,
+    },
     Call {
         engine: Engine,
         call: String,
         source: std::io::Error,
     },
-    #[error("{engine}: {call}: not an HTTP answer: {start:?}")]
     NotHttp {
         engine: Engine,
         call: String,
         start: String,
     },
     /// The engine answered with an error status, in its own words.
-    #[error("{engine}: {doing}: HTTP {status}: {message}")]
     Refused {
         engine: Engine,
         doing: String,
         status: u16,
         message: String,
     },
-    #[error("{engine}: pulling {image}: {source}")]
     PullNotSent {
         engine: Engine,
         image: String,
         source: std::io::Error,
     },
-    #[error("no registry answered within {bound:?} ({source})")]
     NoRegistry {
         bound: Duration,
         source: std::io::Error,
     },
-    #[error("the pull stalled{} ({source})", .after.map(|s| format!(" after {s:.0} s")).unwrap_or_default())]
     PullStalled {
         /// Seconds of progress before it stalled, once a registry had answered.
         after: Option<f64>,
         source: std::io::Error,
     },
     /// The registry's or engine's words for a failed pull.
-    #[error("{0}")]
     PullFailed(String),
-    #[error("HTTP {status}: {last}")]
-    PullStatus { status: String, last: String },
-}
-
-fn join(errors: &[EngineError]) -> String {
-    let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
-    all.join("; ")
+    PullStatus {
+        status: String,
+        last: String,
+    },
 }
 
 /// A container that could not be started or reached.
@@ -85,17 +78,11 @@ fn join(errors: &[EngineError]) -> String {
 pub enum ContainerError {
     #[error(transparent)]
     Engine(Box<EngineError>),
-    #[error(
-        "{engine} answers, but it has no image {image} and cannot pull it ({why}). Without a \
-         registry, `just docker-image` builds workbook-postgres:15 from Debian packages and \
-         WORKBOOK_PG_IMAGE=workbook-postgres:15 uses it"
-    )]
     NoImage {
         engine: Engine,
         image: String,
         why: Box<EngineError>,
     },
-    #[error("{engine}: could not start {image}{}: {source}", .name.as_deref().map(|n| format!(" as {n}")).unwrap_or_default())]
     Start {
         engine: Engine,
         image: String,
@@ -103,22 +90,21 @@ pub enum ContainerError {
         name: Option<String>,
         source: Box<testcontainers_modules::testcontainers::TestcontainersError>,
     },
-    #[error("{engine}: no port published for 5432 of container {container}: {source}")]
     NoPort {
         engine: Engine,
         container: String,
         source: Box<testcontainers_modules::testcontainers::TestcontainersError>,
     },
-    #[error("{engine}: the server in container {container} does not answer: {source}")]
     NotAnswering {
         engine: Engine,
         container: String,
         source: sqlx::Error,
     },
-    #[error("could not start the container's supervisor shell: {0}")]
     Supervisor(std::io::Error),
-    #[error("{engine}: {container} was removed while this run started it; run again")]
-    RemovedMeanwhile { engine: Engine, container: String },
+    RemovedMeanwhile {
+        engine: Engine,
+        container: String,
+    },
 }
 
 #[cfg(feature = "containers")]
@@ -131,142 +117,406 @@ impl From<EngineError> for ContainerError {
 /// A throwaway cluster from local binaries that could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum LocalError {
-    #[error(
-        "local binaries: no directory with both initdb and postgres on PATH, from \
-         pg_config --bindir, or under /usr/lib/postgresql/*/bin"
-    )]
     NoBinaries,
-    #[error(
-        "local binaries: running as root, and PostgreSQL refuses root, but neither a `postgres` \
-         nor a `nobody` account exists to run it as (create one: useradd --system postgres)"
-    )]
     NoAccountButRoot,
-    #[error("local binaries: no account named {0}")]
     NoSuchAccount(String),
-    #[error("local binaries: the account name {0:?} has a NUL byte")]
     NulInAccount(String),
-    #[error(
-        "local binaries: {var}={} is not a directory (create it, or unset {var} to let the \
-         harness choose)", .dir.display()
-    )]
-    NotADirectory { var: &'static str, dir: PathBuf },
-    #[error(
-        "local binaries: the server runs as user {user}, who cannot enter {} (mode {mode:o}); \
-         make it world-searchable like /tmp: chmod 1777 {}", .dir.display(), .dir.display()
-    )]
+    NotADirectory {
+        var: &'static str,
+        dir: PathBuf,
+    },
     Unreachable {
         user: String,
         dir: PathBuf,
         mode: u32,
     },
     /// A file operation on the way (`read`, `create`, `list`, `remove`).
-    #[error("local binaries: cannot {action} {}: {source}", .path.display())]
     File {
         action: &'static str,
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("local binaries: could not run {program}: {source}")]
     Run {
         program: String,
         source: std::io::Error,
     },
-    #[error("local binaries: initdb failed: {0}")]
     Initdb(String),
-    #[error(
-        "local binaries: {0:?} is not the name of a server setting (letters, digits, `_` and `.`)"
-    )]
+    /// A server setting's name that is not a name (`ClusterSettings::server_settings`).
     BadSetting(String),
-    #[error("local binaries: preparing the data directory failed: {0}")]
     Prepare(String),
     /// A shell step (make, copy or move a directory) failed; its own words.
-    #[error("local binaries: {0}")]
     Shell(String),
-    #[error(
-        "local binaries: could not copy the cached data directory {} into {}: {source}",
-        .cache.display(), .run.display()
-    )]
     Copy {
         cache: PathBuf,
         run: PathBuf,
         source: std::io::Error,
     },
-    #[error("local binaries: the supervisor said {0:?}")]
     Supervisor(String),
-    #[error("local binaries: the server did not start ({source}); its log says:\n{log}")]
-    NotStarted { source: sqlx::Error, log: String },
+    NotStarted {
+        source: sqlx::Error,
+        log: String,
+    },
 }
 
 /// A `DATABASE_URL` the harness cannot use.
 #[derive(Debug, thiserror::Error)]
 pub enum UrlError {
-    #[error("WORKBOOK_DB=url, but DATABASE_URL is not set")]
     NotSet,
-    #[error("DATABASE_URL={shown} is not a PostgreSQL URL: {source}")]
     NotPostgres { shown: String, source: sqlx::Error },
-    #[error("DATABASE_URL={shown}: could not connect: {source}")]
     Unreachable { shown: String, source: sqlx::Error },
-    #[error("DATABASE_URL={shown}: {why}")]
     MayNotCreate { shown: String, why: CreateDbError },
 }
 
 /// Why the role cannot be shown to create databases.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateDbError {
-    #[error("could not connect: {0}")]
     Connect(sqlx::Error),
-    #[error("could not read the role's attributes: {0}")]
     ReadRole(sqlx::Error),
-    #[error("{}", without_createdb(.role))]
     NotAllowed { role: String },
 }
 
 /// One way to a server that was tried and failed: a line of [`crate::NoServer`].
 #[derive(Debug, thiserror::Error)]
 pub enum Attempt {
-    #[error(
-        "WORKBOOK_DB={0:?} is not one of url, container, local (or unset it to let the harness choose)"
-    )]
     UnknownChoice(String),
-    #[error("DATABASE_URL: not set")]
     NoUrl,
     #[error(transparent)]
     Url(#[from] UrlError),
     /// No engine was found while looking for one.
-    #[error("Docker: {0}")]
     NoEngine(EngineError),
     /// `WORKBOOK_DB=container` and no engine.
-    #[error("WORKBOOK_DB=container, but {0}")]
     ContainerForced(EngineError),
     #[cfg(feature = "containers")]
     #[error(transparent)]
     Container(#[from] ContainerError),
     /// This executable was built without the container client (the feature
     /// `containers`), and no server was handed over.
-    #[error(
-        "{engine} answers, but this test executable was built without the container client \
-         (`cargo test -p PACKAGE` builds it so; `cargo workbook stage N` starts the container \
-         for its tests, and `cargo test` at the workspace root builds the client in)"
-    )]
-    NoContainerClient { engine: Engine },
-    #[error("{HANDOVER_VAR} does not describe a server ({0}); unset it")]
+    NoContainerClient {
+        engine: Engine,
+    },
     BadHandover(String),
     #[error(transparent)]
     Local(#[from] LocalError),
-    #[error("could not start a tokio runtime: {0}")]
     Runtime(std::io::Error),
-    #[error("the harness panicked while starting PostgreSQL")]
     Panicked,
+}
+
+// What each error says, in this process's language: the catalogue's words, the
+// facts (paths, variables, an engine's or a server's own words) as arguments.
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::UnknownScheme { host } => t!(m, "engine-unknown-scheme", host = host),
+            Self::NoSocket { looked } => t!(m, "engine-no-socket", looked = looked.join(", ")),
+            Self::NoneAnswers(errors) => {
+                let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                all.join("; ")
+            }
+            Self::Silent { endpoint, source } => t!(
+                m,
+                "engine-silent",
+                endpoint = endpoint.to_string(),
+                source = source.to_string()
+            ),
+            Self::PingRefused { engine, status } => t!(
+                m,
+                "engine-ping-refused",
+                engine = engine.to_string(),
+                status = status.to_string()
+            ),
+            Self::PingNotHttp { engine } => {
+                t!(m, "engine-ping-not-http", engine = engine.to_string())
+            }
+            Self::Call {
+                engine,
+                call,
+                source,
+            } => t!(
+                m,
+                "engine-call",
+                engine = engine.to_string(),
+                call = call,
+                source = source.to_string()
+            ),
+            Self::NotHttp {
+                engine,
+                call,
+                start,
+            } => t!(
+                m,
+                "engine-not-http",
+                engine = engine.to_string(),
+                call = call,
+                start = format!("{start:?}")
+            ),
+            Self::Refused {
+                engine,
+                doing,
+                status,
+                message,
+            } => t!(
+                m,
+                "engine-refused",
+                engine = engine.to_string(),
+                doing = doing,
+                status = status.to_string(),
+                message = message
+            ),
+            Self::PullNotSent {
+                engine,
+                image,
+                source,
+            } => t!(
+                m,
+                "engine-pull-not-sent",
+                engine = engine.to_string(),
+                image = image,
+                source = source.to_string()
+            ),
+            Self::NoRegistry { bound, source } => t!(
+                m,
+                "engine-no-registry",
+                seconds = crate::messages::bound(*bound),
+                source = source.to_string()
+            ),
+            Self::PullStalled {
+                after: None,
+                source,
+            } => t!(m, "engine-pull-stalled", source = source.to_string()),
+            Self::PullStalled {
+                after: Some(after),
+                source,
+            } => t!(
+                m,
+                "engine-pull-stalled-after",
+                seconds = format!("{after:.0}"),
+                source = source.to_string()
+            ),
+            Self::PullFailed(said) => t!(m, "engine-pull-failed", said = said),
+            Self::PullStatus { status, last } => {
+                t!(m, "engine-pull-status", status = status, last = last)
+            }
+        };
+        f.write_str(&said)
+    }
+}
+
+#[cfg(feature = "containers")]
+impl fmt::Display for ContainerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::Engine(e) => e.to_string(),
+            Self::NoImage { engine, image, why } => t!(
+                m,
+                "container-no-image",
+                engine = engine.to_string(),
+                image = image,
+                why = why.to_string()
+            ),
+            Self::Start {
+                engine,
+                image,
+                name: None,
+                source,
+            } => t!(
+                m,
+                "container-start",
+                engine = engine.to_string(),
+                image = image,
+                source = source.to_string()
+            ),
+            Self::Start {
+                engine,
+                image,
+                name: Some(name),
+                source,
+            } => t!(
+                m,
+                "container-start-named",
+                engine = engine.to_string(),
+                image = image,
+                name = name,
+                source = source.to_string()
+            ),
+            Self::NoPort {
+                engine,
+                container,
+                source,
+            } => t!(
+                m,
+                "container-no-port",
+                engine = engine.to_string(),
+                container = container,
+                source = source.to_string()
+            ),
+            Self::NotAnswering {
+                engine,
+                container,
+                source,
+            } => t!(
+                m,
+                "container-not-answering",
+                engine = engine.to_string(),
+                container = container,
+                source = source.to_string()
+            ),
+            Self::Supervisor(source) => {
+                t!(m, "container-supervisor", source = source.to_string())
+            }
+            Self::RemovedMeanwhile { engine, container } => t!(
+                m,
+                "container-removed-meanwhile",
+                engine = engine.to_string(),
+                container = container
+            ),
+        };
+        f.write_str(&said)
+    }
+}
+
+impl fmt::Display for LocalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let shown = |path: &PathBuf| path.display().to_string();
+        let said = match self {
+            Self::NoBinaries => t!(m, "local-no-binaries"),
+            Self::NoAccountButRoot => t!(m, "local-no-account-but-root"),
+            Self::NoSuchAccount(account) => t!(m, "local-no-such-account", account = account),
+            Self::NulInAccount(account) => {
+                t!(m, "local-nul-in-account", account = format!("{account:?}"))
+            }
+            Self::NotADirectory { var, dir } => t!(
+                m,
+                "local-not-a-directory",
+                variable = *var,
+                dir = shown(dir)
+            ),
+            Self::Unreachable { user, dir, mode } => t!(
+                m,
+                "local-unreachable",
+                user = user,
+                dir = shown(dir),
+                mode = format!("{mode:o}")
+            ),
+            Self::File {
+                action,
+                path,
+                source,
+            } => {
+                let (path, source) = (shown(path), source.to_string());
+                match *action {
+                    "create" => t!(m, "local-cannot-create", path = path, source = source),
+                    "list" => t!(m, "local-cannot-list", path = path, source = source),
+                    "remove" => t!(m, "local-cannot-remove", path = path, source = source),
+                    _ => t!(m, "local-cannot-read", path = path, source = source),
+                }
+            }
+            Self::Run { program, source } => t!(
+                m,
+                "local-run",
+                program = program,
+                source = source.to_string()
+            ),
+            Self::Initdb(said) => t!(m, "local-initdb", said = said),
+            Self::BadSetting(name) => t!(m, "local-bad-setting", name = format!("{name:?}")),
+            Self::Prepare(said) => t!(m, "local-prepare", said = said),
+            Self::Shell(said) => t!(m, "local-shell", said = said),
+            Self::Copy { cache, run, source } => t!(
+                m,
+                "local-copy",
+                cache = shown(cache),
+                run = shown(run),
+                source = source.to_string()
+            ),
+            Self::Supervisor(said) => t!(m, "local-supervisor", said = format!("{said:?}")),
+            Self::NotStarted { source, log } => t!(
+                m,
+                "local-not-started",
+                source = source.to_string(),
+                log = log
+            ),
+        };
+        f.write_str(&said)
+    }
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::NotSet => t!(m, "url-not-set"),
+            Self::NotPostgres { shown, source } => t!(
+                m,
+                "url-not-postgres",
+                url = shown,
+                source = source.to_string()
+            ),
+            Self::Unreachable { shown, source } => t!(
+                m,
+                "url-unreachable",
+                url = shown,
+                source = source.to_string()
+            ),
+            Self::MayNotCreate { shown, why } => {
+                t!(m, "url-may-not-create", url = shown, why = why.to_string())
+            }
+        };
+        f.write_str(&said)
+    }
+}
+
+impl fmt::Display for CreateDbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::Connect(source) => t!(m, "createdb-connect", source = source.to_string()),
+            Self::ReadRole(source) => t!(m, "createdb-read-role", source = source.to_string()),
+            Self::NotAllowed { role } => without_createdb(role),
+        };
+        f.write_str(&said)
+    }
+}
+
+impl fmt::Display for Attempt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::UnknownChoice(value) => {
+                t!(m, "attempt-unknown-choice", value = format!("{value:?}"))
+            }
+            Self::NoUrl => t!(m, "attempt-no-url"),
+            Self::Url(e) => e.to_string(),
+            Self::NoEngine(why) => t!(m, "attempt-no-engine", why = why.to_string()),
+            Self::ContainerForced(why) => {
+                t!(m, "attempt-container-forced", why = why.to_string())
+            }
+            #[cfg(feature = "containers")]
+            Self::Container(e) => e.to_string(),
+            Self::NoContainerClient { engine } => t!(
+                m,
+                "attempt-no-container-client",
+                engine = engine.to_string()
+            ),
+            Self::BadHandover(why) => t!(
+                m,
+                "attempt-bad-handover",
+                variable = HANDOVER_VAR,
+                why = why
+            ),
+            Self::Local(e) => e.to_string(),
+            Self::Runtime(source) => t!(m, "attempt-runtime", source = source.to_string()),
+            Self::Panicked => t!(m, "attempt-panicked"),
+        };
+        f.write_str(&said)
+    }
 }
 
 /// The message for a role without CREATEDB.
 pub fn without_createdb(role: &str) -> String {
-    format!(
-        "the role {role} may not create databases (it lacks CREATEDB), and the harness gives \
-         every test a database of its own. Either grant it, as a superuser: \
-         ALTER ROLE \"{role}\" CREATEDB; or point DATABASE_URL at a role that has it, or unset \
-         DATABASE_URL to let the harness start a server of its own"
-    )
+    t!(crate::messages::MESSAGES, "without-createdb", role = role)
 }
 
 /// No server could be had; the message says what was tried and the ways out.
@@ -295,22 +545,11 @@ impl NoServer {
 
 impl fmt::Display for NoServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "No PostgreSQL server for the tests. What was tried:")?;
+        writeln!(f, "{}", t!(crate::messages::MESSAGES, "no-server-tried"))?;
         for line in &self.tried {
             writeln!(f, "  - {line}")?;
         }
-        write!(
-            f,
-            "Three ways out (any one is enough):\n  \
-             1. DATABASE_URL: point it at a server you may create databases on,\n     \
-                e.g. export DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres\n  \
-             2. Docker (or Podman, Colima, ...): start the engine (`docker info` must answer); the\n     \
-                harness runs postgres:15-alpine (or WORKBOOK_PG_IMAGE) through testcontainers.\n  \
-             3. Local binaries: install PostgreSQL's server (Debian/Ubuntu: apt-get install postgresql;\n     \
-                macOS: brew install postgresql@15) so that initdb and postgres are on PATH,\n     \
-                found by pg_config --bindir, or under /usr/lib/postgresql/*/bin.\n\
-             Run `cargo workbook doctor` to see what this machine has."
-        )
+        write!(f, "{}", t!(crate::messages::MESSAGES, "no-server-ways-out"))
     }
 }
 

@@ -49,10 +49,10 @@ fn from_handover(text: &str) -> Result<Backend, Attempt> {
     Ok(Backend {
         choice,
         admin,
-        description: handover["description"]
-            .as_str()
-            .unwrap_or("a server handed over by the runner")
-            .to_owned(),
+        description: handover["description"].as_str().map_or_else(
+            || l10n::t!(crate::messages::MESSAGES, "described-handed-over"),
+            str::to_owned,
+        ),
         max_connections,
         handed_over: true,
     })
@@ -87,7 +87,11 @@ pub fn backend() -> Result<&'static Backend, &'static NoServer> {
                 .join()
                 .unwrap_or_else(|_| Err(NoServer::new(Attempt::Panicked)));
             match &found {
-                Ok(backend) => announce(&format!("harness: {}", backend.description)),
+                Ok(backend) => announce(&l10n::t!(
+                    crate::messages::MESSAGES,
+                    "harness-note",
+                    description = &backend.description
+                )),
                 Err(_) => {
                     tell(Notice::NoServer);
                 }
@@ -125,7 +129,11 @@ fn find() -> Result<Backend, NoServer> {
                         Err(e) => {
                             // One line, then the next way: a learner without a
                             // registry still gets a verdict, in seconds.
-                            announce(&format!("harness: {e}; trying local binaries"));
+                            announce(&l10n::t!(
+                                crate::messages::MESSAGES,
+                                "harness-trying-local",
+                                why = e.to_string()
+                            ));
                             NoServer::new(e)
                         }
                     },
@@ -198,9 +206,11 @@ pub async fn url_backend(url: &str) -> Result<Backend, UrlError> {
     Ok(Backend {
         choice: BackendChoice::Url,
         admin,
-        description: format!(
-            "PostgreSQL from DATABASE_URL={shown} (connected in {:.2} s)",
-            started.elapsed().as_secs_f64()
+        description: l10n::t!(
+            crate::messages::MESSAGES,
+            "described-url",
+            url = &shown,
+            seconds = crate::messages::seconds(started.elapsed().as_secs_f64())
         ),
         max_connections,
         handed_over: false,
@@ -304,6 +314,8 @@ mod tests {
 
     #[test]
     fn database_url_is_not_handed_over_and_a_bad_handover_names_its_variable() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let url = PgConnectOptions::new().host("db").database("postgres");
         assert!(
             backend(BackendChoice::Url, url).handover().is_none(),

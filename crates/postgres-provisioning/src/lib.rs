@@ -32,6 +32,7 @@ mod error;
 mod find;
 mod hash;
 mod local;
+mod messages;
 mod notice;
 mod replication;
 

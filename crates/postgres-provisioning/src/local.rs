@@ -23,6 +23,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::backend::{Backend, BackendChoice};
@@ -154,7 +155,11 @@ pub fn scratch_dir() -> Result<ScratchDir, LocalError> {
             });
         }
         return Ok(ScratchDir {
-            why: format!("from {SCRATCH_VAR}"),
+            why: t!(
+                crate::messages::MESSAGES,
+                "scratch-from-variable",
+                variable = SCRATCH_VAR
+            ),
             dir,
         });
     }
@@ -162,12 +167,16 @@ pub fn scratch_dir() -> Result<ScratchDir, LocalError> {
     match in_memory_with_room(shm) {
         Ok(()) => Ok(ScratchDir {
             dir: shm.to_owned(),
-            why: "in memory".to_owned(),
+            why: t!(crate::messages::MESSAGES, "scratch-in-memory"),
         }),
         Err(why_not) => {
             let dir = std::env::temp_dir();
             Ok(ScratchDir {
-                why: format!("on disk: {why_not}"),
+                why: t!(
+                    crate::messages::MESSAGES,
+                    "scratch-on-disk",
+                    why = why_not.to_string()
+                ),
                 dir,
             })
         }
@@ -249,23 +258,41 @@ fn in_memory_with_room(dir: &Path) -> Result<(), NotInMemory> {
 /// server's description ("on disk: ..."), not an error.
 #[derive(Debug, thiserror::Error)]
 enum NotInMemory {
-    #[error("no /proc/self/mounts to tell whether {} is a tmpfs", .0.display())]
     NoMounts(PathBuf),
-    #[error("{} is not mounted", .0.display())]
     NotMounted(PathBuf),
-    #[error("{} is {fs_type}, not tmpfs", .dir.display())]
     NotTmpfs { dir: PathBuf, fs_type: String },
-    #[error("{} has a NUL byte", .0.display())]
     NulByte(PathBuf),
-    #[error("{} is not writable", .0.display())]
     NotWritable(PathBuf),
-    #[error("statvfs({}) failed", .0.display())]
     NoStatvfs(PathBuf),
-    #[error(
-        "{} has {free_mb} MB free, less than the {} MB a cluster may need",
-        .dir.display(), ROOM_NEEDED >> 20
-    )]
     TooSmall { dir: PathBuf, free_mb: u64 },
+}
+
+impl std::fmt::Display for NotInMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let shown = |dir: &PathBuf| dir.display().to_string();
+        let said = match self {
+            Self::NoMounts(dir) => t!(m, "not-in-memory-no-mounts", dir = shown(dir)),
+            Self::NotMounted(dir) => t!(m, "not-in-memory-not-mounted", dir = shown(dir)),
+            Self::NotTmpfs { dir, fs_type } => t!(
+                m,
+                "not-in-memory-not-tmpfs",
+                dir = shown(dir),
+                fs_type = fs_type
+            ),
+            Self::NulByte(dir) => t!(m, "not-in-memory-nul-byte", dir = shown(dir)),
+            Self::NotWritable(dir) => t!(m, "not-in-memory-not-writable", dir = shown(dir)),
+            Self::NoStatvfs(dir) => t!(m, "not-in-memory-no-statvfs", dir = shown(dir)),
+            Self::TooSmall { dir, free_mb } => t!(
+                m,
+                "not-in-memory-too-small",
+                dir = shown(dir),
+                free = free_mb.to_string(),
+                needed = (ROOM_NEEDED >> 20).to_string()
+            ),
+        };
+        f.write_str(&said)
+    }
 }
 
 /// Starts a cluster for this process.
@@ -355,7 +382,7 @@ impl LocalCluster {
         let arguments = settings.arguments()?;
         let scratch = match settings.place {
             Some(dir) => ScratchDir {
-                why: "chosen by the caller".to_owned(),
+                why: t!(crate::messages::MESSAGES, "scratch-chosen"),
                 dir,
             },
             None => scratch_dir()?,
@@ -416,23 +443,36 @@ async fn start_in(
         }
     };
     let version = version.answer();
-    let as_whom = match &account {
-        Some(user) => format!(", run as user {user} because we are root"),
-        None => String::new(),
+    let (bindir, dir) = (binaries.bindir.display(), scratch.dir.display());
+    let seconds = crate::messages::seconds(started.elapsed().as_secs_f64());
+    let description = match &account {
+        Some(user) => t!(
+            crate::messages::MESSAGES,
+            "described-local-as-root",
+            version = &version,
+            bindir = bindir.to_string(),
+            found_by = binaries.found_by,
+            user = user,
+            dir = dir.to_string(),
+            why = &scratch.why,
+            seconds = seconds
+        ),
+        None => t!(
+            crate::messages::MESSAGES,
+            "described-local",
+            version = &version,
+            bindir = bindir.to_string(),
+            found_by = binaries.found_by,
+            dir = dir.to_string(),
+            why = &scratch.why,
+            seconds = seconds
+        ),
     };
     Ok(LocalCluster {
         backend: Backend {
             choice: BackendChoice::Local,
             admin,
-            description: format!(
-                "{version} from local binaries in {} (found by {}){as_whom}, in {} ({}), \
-                 started in {:.2} s",
-                binaries.bindir.display(),
-                binaries.found_by,
-                scratch.dir.display(),
-                scratch.why,
-                started.elapsed().as_secs_f64()
-            ),
+            description,
             max_connections,
             handed_over: false,
         },

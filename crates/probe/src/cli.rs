@@ -372,5 +372,6 @@ pub fn width_from_env() -> u16 {
 }
 
 /// The warning `--allow-remote` earns, for the caller to print its way.
-pub const REMOTE_WARNING: &str =
-    "--allow-remote: the probe sends real requests, which create real resources";
+pub fn remote_warning() -> String {
+    crate::words::remote_warning()
+}

@@ -66,7 +66,7 @@ fn tool() -> Value {
 }
 
 fn check(check: &CheckResult) -> Value {
-    let texts = |said: &[Said]| said.iter().map(Said::english).collect::<Vec<_>>();
+    let texts = |said: &[Said]| said.iter().map(Said::said).collect::<Vec<_>>();
     json!({
         "id": check.id,
         "title": check.title(),

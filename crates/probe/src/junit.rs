@@ -64,7 +64,7 @@ pub fn report(report: &Report, warnings_fail: bool) -> String {
         text(&format!(
             "{}\n{}\n{}",
             report.target(),
-            words::PROFILE_TITLE,
+            words::profile_title(),
             profile.join("\n")
         ))
     );
@@ -131,7 +131,11 @@ fn testcase(check: &CheckResult, warnings_fail: bool) -> String {
     let suite = words::junit::SUITE;
     let mut out = format!(
         "    <testcase name=\"{}\" classname=\"{suite}\" time=\"{}\"",
-        escape(&format!("{}: {}", check.id, check.title())),
+        escape(&format!(
+            "{}: {}",
+            check.id,
+            check.id.title_in_lang(l10n::Lang::English)
+        )),
         seconds(check.elapsed)
     );
     let why = check.why_text();

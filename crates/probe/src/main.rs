@@ -7,7 +7,9 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use l10n::Lang;
 use probe::cli::{self, ProbeArgs};
+use probe::words;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,17 +23,30 @@ use probe::cli::{self, ProbeArgs};
 struct Cli {
     #[command(flatten)]
     args: ProbeArgs,
+    /// The language of the report's words: en or pt-BR [default: WORKBOOK_LANG,
+    /// then the locale (LC_ALL, LC_MESSAGES, LANG), then en]. The JSON and JUnit
+    /// reports' identifiers (check ids, verdict codes, message keys) are the same
+    /// in every language.
+    #[arg(long, value_name = "LANG")]
+    lang: Option<String>,
 }
 
 fn main() -> ExitCode {
-    let Cli { args } = Cli::parse();
+    let Cli { args, lang } = Cli::parse();
+    match Lang::from_environment(lang.as_deref()) {
+        Ok((lang, _)) => lang.set_current(),
+        Err(unknown) => {
+            eprintln!("{}", words::unknown_lang(&unknown.given, unknown.by));
+            return ExitCode::from(cli::Exit::CouldNotRun.code());
+        }
+    }
     if args.allow_remote {
-        eprintln!("warning: {}", cli::REMOTE_WARNING);
+        eprintln!("{}", words::warning_line(&words::remote_warning()));
     }
     match cli::run(&args, cli::width_from_env()) {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
-            eprintln!("error: probe: {e}");
+            eprintln!("{}", words::error_line(&e.to_string()));
             ExitCode::from(cli::Exit::CouldNotRun.code())
         }
     }

@@ -5,26 +5,26 @@ use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::outcome::Verdict;
 use crate::results::Report;
-use crate::words::{self, PROFILE_HEADINGS, TABLE_HEADINGS};
+use crate::words::{self, profile_headings, table_headings};
 
 /// The profile's rows: the question, and what this API does.
 pub fn profile_rows(report: &Report) -> [[String; 2]; 4] {
     let profile = &report.profile;
     [
         [
-            words::profile::IN_FLIGHT.to_owned(),
+            words::profile::in_flight_question(),
             words::profile::in_flight(&profile.in_flight),
         ],
         [
-            words::profile::REPLAY_MARKER.to_owned(),
+            words::profile::replay_marker_question(),
             words::profile::replay_marker(&profile.replay_marker),
         ],
         [
-            words::profile::CONCURRENT_OTHER_BODY.to_owned(),
+            words::profile::concurrent_other_body_question(),
             words::profile::concurrent_other_body(&profile.concurrent_other_body),
         ],
         [
-            words::profile::KEY_LIFETIME.to_owned(),
+            words::profile::key_lifetime_question(),
             words::profile::key_lifetime(&profile.key_lifetime),
         ],
     ]
@@ -39,11 +39,11 @@ pub fn table(report: &Report, width: u16, all_evidence: bool) -> String {
 
 /// [`table`], saying in its summary when warnings fail the run.
 pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail: bool) -> String {
-    let mut table = laid_out(width, TABLE_HEADINGS.to_vec());
+    let mut table = laid_out(width, table_headings().to_vec());
     for check in &report.checks {
         table.add_row([
             check.id.as_str().to_owned(),
-            words::verdict(check.verdict).to_owned(),
+            words::verdict(check.verdict),
             check.why_text(),
         ]);
     }
@@ -61,17 +61,17 @@ pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail
             }
         }
     }
-    let mut profile = laid_out(width, PROFILE_HEADINGS.to_vec());
+    let mut profile = laid_out(width, profile_headings().to_vec());
     for row in profile_rows(report) {
         profile.add_row(row);
     }
-    out.push_str(&format!("\n{}\n{profile}\n", words::PROFILE_TITLE));
+    out.push_str(&format!("\n{}\n{profile}\n", words::profile_title()));
     out.push_str(&format!("\n{}\n", summary(report, warnings_fail)));
     out
 }
 
 /// An empty table `width` columns wide under `headings`.
-fn laid_out(width: u16, headings: Vec<&str>) -> Table {
+fn laid_out(width: u16, headings: Vec<String>) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
@@ -93,7 +93,7 @@ pub fn summary(report: &Report, warnings_fail: bool) -> String {
 
 /// The report as Markdown tables (the checks, then the profile), for a page.
 pub fn markdown(report: &Report) -> String {
-    let [check, verdict, why] = TABLE_HEADINGS;
+    let [check, verdict, why] = table_headings();
     let mut out = format!("| {check} | {verdict} | {why} |\n|---|---|---|\n");
     let cell = |text: &str| text.replace('|', "\\|");
     for c in &report.checks {
@@ -104,7 +104,7 @@ pub fn markdown(report: &Report) -> String {
             cell(&c.why_text())
         ));
     }
-    let [question, answer] = PROFILE_HEADINGS;
+    let [question, answer] = profile_headings();
     out.push_str(&format!("\n| {question} | {answer} |\n|---|---|\n"));
     for [question, answer] in profile_rows(report) {
         out.push_str(&format!("| {} | {} |\n", cell(&question), cell(&answer)));

@@ -74,7 +74,7 @@ pub struct CheckResult {
 
 impl CheckResult {
     /// What the check asks, in a few words.
-    pub fn title(&self) -> &'static str {
+    pub fn title(&self) -> String {
         self.id.title()
     }
 

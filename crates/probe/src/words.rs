@@ -1,24 +1,35 @@
-//! Every word of the probe's reports, in English, and nowhere else.
+//! Every word of the probe's reports, and nowhere else: said from the probe's
+//! Fluent catalogue (`locales/*/probe.ftl`) in the language of the run (`--lang`,
+//! `WORKBOOK_LANG`, the locale: the workbook's one mechanism, the `l10n` crate).
 //!
 //! A check never writes a sentence: it says which one ([`Said`], by key) and with
 //! which facts (its arguments: statuses, counts, keys, what the server sent). This
 //! module turns that into words. Each message has a kebab-case key (the variant's
-//! name, as the JSON report's `messages` write it) and named arguments, so that it
-//! moves as it is into a Fluent catalogue (`burst-passed = { $size } × { $status },
-//! one id, the same body`). Facts stay facts: a status, a count, a key or a body
-//! excerpt is an argument, never translated. Machine fields (check ids, verdict
-//! codes, the profile's answers, the JSON report's keys) are not words and live
-//! beside the types they name.
+//! name, as the JSON report's `messages` write it; `said-KEY` in the catalogue)
+//! and named arguments (`said-burst-passed = { $size } × { $status }, one id, the
+//! same body`). Facts stay facts: a status, a count, a key or a body excerpt is an
+//! argument, never translated. Machine fields (check ids, verdict codes, the
+//! profile's answers, the JSON report's keys and `messages`, the JUnit suite's
+//! and test cases' names) are not words: they stay the same in every language.
 
 use std::fmt::{self, Display, Formatter};
 use std::time::Duration;
 
+use l10n::{Arg, Lang, Localiser, t};
 use serde::Serialize;
 
 use crate::catalogue::CheckId;
 use crate::http::NoAnswer;
 use crate::outcome::Verdict;
 use crate::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
+
+// The catalogues: `locales/en/probe.ftl` and `locales/pt-BR/probe.ftl`.
+l10n::catalogue!(static MESSAGES = "../locales", "probe");
+
+/// The words of this run's language.
+fn words() -> &'static Localiser {
+    MESSAGES.current()
+}
 
 /// A list of facts, shown comma-separated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,8 +63,8 @@ impl Display for Tallied {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Status(status) => write!(f, "{status}"),
-            Self::Unanswered => f.write_str("unanswered"),
-            Self::NoAnswer => f.write_str("no answer"),
+            Self::Unanswered => f.write_str(&t!(words(), "tallied-unanswered")),
+            Self::NoAnswer => f.write_str(&t!(words(), "tallied-no-answer")),
         }
     }
 }
@@ -86,11 +97,15 @@ pub struct Seconds(#[serde(serialize_with = "crate::http::as_millis")] pub Durat
 impl Display for Seconds {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let ms = self.0.as_millis();
-        if ms.is_multiple_of(1000) {
-            write!(f, "{} s", ms / 1000)
+        let seconds = if ms.is_multiple_of(1000) {
+            (ms / 1000).to_string()
         } else {
-            write!(f, "{} s", self.0.as_secs_f64())
-        }
+            words()
+                .decimal(self.0.as_secs_f64(), 3)
+                .trim_end_matches('0')
+                .to_owned()
+        };
+        write!(f, "{seconds} s")
     }
 }
 
@@ -107,13 +122,19 @@ pub enum Case {
 
 impl Display for Case {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::KeyMissing => f.write_str("missing"),
-            Self::KeyEmpty => f.write_str("empty"),
-            Self::KeyTooLong { characters } => write!(f, "too long ({characters} characters)"),
-            Self::NotJson => f.write_str("not JSON"),
-            Self::OverTheLimit { bytes } => write!(f, "over the limit ({bytes} bytes)"),
-        }
+        let w = words();
+        let said = match self {
+            Self::KeyMissing => t!(w, "case-key-missing"),
+            Self::KeyEmpty => t!(w, "case-key-empty"),
+            Self::KeyTooLong { characters } => {
+                t!(w, "case-key-too-long", characters = characters.to_string())
+            }
+            Self::NotJson => t!(w, "case-not-json"),
+            Self::OverTheLimit { bytes } => {
+                t!(w, "case-over-the-limit", bytes = bytes.to_string())
+            }
+        };
+        f.write_str(&said)
     }
 }
 
@@ -128,10 +149,10 @@ pub enum Fault {
 
 impl Display for Fault {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::AnswerLost => "answer lost after the server answered",
-            Self::RequestLost => "request lost before the server",
-            Self::AnswerLate => "answer held past the client's timeout",
+        f.write_str(&match self {
+            Self::AnswerLost => t!(words(), "fault-answer-lost"),
+            Self::RequestLost => t!(words(), "fault-request-lost"),
+            Self::AnswerLate => t!(words(), "fault-answer-late"),
         })
     }
 }
@@ -145,7 +166,7 @@ impl Display for ServerSaw {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self.0 {
             Some(status) => write!(f, "{status}"),
-            None => f.write_str("nothing"),
+            None => f.write_str(&t!(words(), "server-saw-nothing")),
         }
     }
 }
@@ -169,21 +190,38 @@ impl Display for ClientSaw {
 
 impl Display for NoAnswer {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Connect(reason) => write!(f, "could not connect: {reason}"),
-            Self::Timeout(bound) => write!(f, "no answer within {}", Seconds(*bound)),
-            Self::Closed => f.write_str("the connection closed before an answer"),
-            Self::Malformed(excerpt) => write!(f, "the answer is not HTTP/1.1: {excerpt}"),
-        }
+        let w = words();
+        f.write_str(&match self {
+            Self::Connect(reason) => t!(w, "no-answer-connect", reason = reason.to_string()),
+            Self::Timeout(bound) => {
+                t!(w, "no-answer-timeout", bound = Seconds(*bound).to_string())
+            }
+            Self::Closed => t!(w, "no-answer-closed"),
+            Self::Malformed(excerpt) => {
+                t!(w, "no-answer-malformed", excerpt = excerpt.to_string())
+            }
+        })
     }
 }
 
 impl std::error::Error for NoAnswer {}
 
-/// Declares [`Said`] from one table: each message's key (its variant), its
-/// arguments, and its English text, which names them as a Fluent message would.
+/// A body excerpt shown quoted, as Rust writes a string (`"{\n  \"amount\"..."`):
+/// its spacing and line breaks are the fact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Quoted(pub String);
+
+impl Display for Quoted {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+/// Declares [`Said`] from one table: each message's key (its variant) and its
+/// arguments; its words are the catalogue's `said-KEY` (`said-burst-passed`).
 macro_rules! messages {
-    ($( $(#[$doc:meta])* $variant:ident $({ $($arg:ident: $ty:ty),* $(,)? })? => $text:literal; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident $({ $($arg:ident: $ty:ty),* $(,)? })?; )*) => {
         /// A sentence of a report, by key, with its facts.
         #[derive(Debug, Clone, PartialEq, Serialize)]
         #[serde(tag = "key", content = "args", rename_all = "kebab-case")]
@@ -192,198 +230,220 @@ macro_rules! messages {
         }
 
         impl Said {
-            /// The sentence in English.
-            #[allow(unused_variables)]
-            pub fn english(&self) -> String {
+            /// The variant's name and its facts, each as its words show it.
+            fn parts(&self) -> (&'static str, Vec<(&'static str, Arg)>) {
                 match self {
-                    $( Self::$variant $({ $($arg),* })? => format!($text), )*
+                    $( Self::$variant $({ $($arg),* })? => (
+                        stringify!($variant),
+                        vec![$($((stringify!($arg), Arg::from($arg.to_string()))),*)?],
+                    ), )*
                 }
             }
         }
     };
 }
 
+impl Said {
+    /// The sentence in this run's language.
+    pub fn said(&self) -> String {
+        self.said_in(words())
+    }
+
+    /// The sentence in `lang`.
+    pub fn said_in_lang(&self, lang: Lang) -> String {
+        self.said_in(MESSAGES.in_lang(lang))
+    }
+
+    fn said_in(&self, words: &Localiser) -> String {
+        let (variant, args) = self.parts();
+        words.say(&format!("said-{}", kebab(variant)), &args)
+    }
+}
+
+/// `BurstPassed` as the catalogue names it: `burst-passed`.
+fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (at, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if at > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 messages! {
     // The run.
-    SkippedOnRequest => "skipped on request (--skip)";
-    StuckBurstDeadlock => "suspected pool deadlock: the burst left requests unanswered";
-    SkippedAfterStuckBurst =>
-        "the burst left requests unanswered (see hang): later answers would only show the stuck server";
-    Effects { created: i64 } => "effects: {created} created";
-    EffectsExpected { created: i64, expected: i64 } => "effects: {created} created (expected {expected})";
-    EffectsMismatch { created: i64, expected: i64 } => "{created} effects where {expected} were expected";
-    NoRetryAfter { tally: Tally } =>
-        "answers that ask for a retry came without Retry-After ({tally}): a client cannot tell when to come back";
-    NotAnsweredWithin { bound: Seconds } => "no answer within {bound}";
+    SkippedOnRequest;
+    StuckBurstDeadlock;
+    SkippedAfterStuckBurst;
+    Effects { created: i64 };
+    EffectsExpected { created: i64, expected: i64 };
+    EffectsMismatch { created: i64, expected: i64 };
+    NoRetryAfter { tally: Tally };
+    NotAnsweredWithin { bound: Seconds };
 
     // One answer, on one line.
-    Answered { status: u16, media_type: String, body: String } => "{status} {media_type} {body}";
-    NotAnswered { why: NoAnswer } => "no answer: {why}";
-    FirstAnswer { answer: Box<Said> } => "first: {answer}";
-    RetryAnswer { answer: Box<Said> } => "retry: {answer}";
-    OtherBodyAnswer { answer: Box<Said> } => "other body: {answer}";
-    KeyAnswer { key: String, answer: Box<Said> } => "key {key}: {answer}";
-    RewrittenAnswer { body: String, answer: Box<Said> } => "as {body:?}: {answer}";
-    CaseAnswer { case: Case, answer: Box<Said> } => "{case}: {answer}";
+    Answered { status: u16, media_type: String, body: String };
+    NotAnswered { why: NoAnswer };
+    FirstAnswer { answer: Box<Said> };
+    RetryAnswer { answer: Box<Said> };
+    OtherBodyAnswer { answer: Box<Said> };
+    KeyAnswer { key: String, answer: Box<Said> };
+    RewrittenAnswer { body: Quoted, answer: Box<Said> };
+    CaseAnswer { case: Case, answer: Box<Said> };
 
     // burst
-    BurstSent { size: usize, key: String, tally: Tally, ms: u128 } =>
-        "{size} requests, key {key}, heads first then every body at once: {tally} in {ms} ms";
-    BurstSentAcross { size: usize, key: String, instances: usize, tally: Tally, ms: u128 } =>
-        "{size} requests, key {key}, heads first then every body at once, spread across {instances} instances: {tally} in {ms} ms";
-    BurstUnanswered { answered: usize, size: usize, bound: Seconds, unanswered: usize } =>
-        "{answered} of {size} answered within {bound}; {unanswered} unanswered";
-    BurstLeftUnanswered { size: usize, answered: usize, bound: Seconds, unanswered: usize } =>
-        "burst of {size}, one key: {answered} of {size} answered within {bound}; {unanswered} unanswered";
-    BurstDeadlock { unanswered: usize, size: usize } =>
-        "{unanswered} of {size} requests got no answer: suspected pool deadlock";
-    InFlightRetried { count: usize, tally: Tally } =>
-        "{count} answers of 409 (in flight) retried with the same key: then {tally}";
-    NoFinalAnswer => "some requests never got a final answer (still 409, or none)";
+    BurstSent { size: usize, key: String, tally: Tally, ms: u128 };
+    BurstSentAcross { size: usize, key: String, instances: usize, tally: Tally, ms: u128 };
+    BurstUnanswered { answered: usize, size: usize, bound: Seconds, unanswered: usize };
+    BurstLeftUnanswered { size: usize, answered: usize, bound: Seconds, unanswered: usize };
+    BurstDeadlock { unanswered: usize, size: usize };
+    InFlightRetried { count: usize, tally: Tally };
+    NoFinalAnswer;
     /// The first ids, "…" last when there were more.
-    Ids { ids: List<String> } => "ids: {ids}";
-    BodiesIdentical => "bodies: identical, byte for byte";
-    BodiesSameJson => "bodies: the same JSON, not the same bytes (keys reordered or spaced)";
-    BodiesDifferent => "bodies: different";
-    ManyIds { ids: usize } => "{ids} different ids for one key: {ids} effects";
-    AnswersDiffer => "the answers to one key differ";
-    NoSuccess { status: u16 } => "every request was answered {status}, not a success";
-    BurstPassed { size: usize, status: u16 } => "{size} × {status}, one id, the same body";
-    InFlightWithoutRetryAfter => "but a 409 in flight came without Retry-After";
+    Ids { ids: List<String> };
+    BodiesIdentical;
+    BodiesSameJson;
+    BodiesDifferent;
+    ManyIds { ids: usize };
+    AnswersDiffer;
+    NoSuccess { status: u16 };
+    BurstPassed { size: usize, status: u16 };
+    InFlightWithoutRetryAfter;
 
     // replay
-    NoAnswerToARequest => "a request got no answer";
-    ReplayMarked { header: String, value: String } => "the retry carries {header}: {value}";
-    ReplayNotMarked => "no header marks the retry as a replay (optional: the draft defines none)";
-    RetryGotAnotherId => "the retry got another answer, with another id";
-    RetryGotAnother => "the retry got another answer";
-    ReplayedByteForByte { status: u16 } => "the retry got the same {status} and body, byte for byte";
-    ReplayedSameJson { status: u16 } =>
-        "the retry got the same {status} and body, the same JSON, not the same bytes";
+    NoAnswerToARequest;
+    ReplayMarked { header: String, value: String };
+    ReplayNotMarked;
+    RetryGotAnotherId;
+    RetryGotAnother;
+    ReplayedByteForByte { status: u16 };
+    ReplayedSameJson { status: u16 };
 
     // different-body
-    SecondNotAnswered => "the second request got no answer";
-    Refused422 => "refused with 422, as the IETF draft says";
-    RefusedNot422 { status: u16 } => "refused with {status}; the IETF draft answers a reused key with 422";
-    AcceptedOtherBody { status: u16 } =>
-        "accepted with {status}: either a second effect, or the first answer passed off as this one";
-    AnsweredError { status: u16 } => "answered {status}: an error, not a refusal";
+    SecondNotAnswered;
+    Refused422;
+    RefusedNot422 { status: u16 };
+    AcceptedOtherBody { status: u16 };
+    AnsweredError { status: u16 };
 
     // concurrent-body
-    PairSent { ms: u128 } =>
-        "both requests sent but their bodies' last byte, then the first's and at once the second's: answered in {ms} ms";
-    PairBodyAnswer { answer: Box<Said> } => "the body: {answer}";
-    PairOtherBodyAnswer { answer: Box<Said> } => "another body, same key: {answer}";
-    PairRetriedAfter409 { count: usize, answer: Box<Said> } =>
-        "the refused one, retried {count} times after its 409: {answer}";
-    PairRefused { status: u16 } =>
-        "another body while the first was in flight: refused with {status}, one effect";
-    PairConflictThen { then: u16 } =>
-        "another body while the first was in flight: 409, then {then} once the first had finished";
-    PairRefusedOther { status: u16 } =>
-        "another body while the first was in flight: refused with {status}; the draft answers 422 (another payload) or 409 (in flight)";
-    PairBothAccepted => "both bodies accepted with two ids: two effects for one key";
-    PairPassedOff =>
-        "both bodies accepted with one id: the other body was told the first's payment was its own";
-    PairAcceptedAfterConflict { status: u16 } =>
-        "409 while the first was in flight, then accepted with {status} when retried with its other body";
-    PairNoneAccepted => "neither request was accepted: the first of a new key should be";
+    PairSent { ms: u128 };
+    PairBodyAnswer { answer: Box<Said> };
+    PairOtherBodyAnswer { answer: Box<Said> };
+    PairRetriedAfter409 { count: usize, answer: Box<Said> };
+    PairRefused { status: u16 };
+    PairConflictThen { then: u16 };
+    PairRefusedOther { status: u16 };
+    PairBothAccepted;
+    PairPassedOff;
+    PairAcceptedAfterConflict { status: u16 };
+    PairNoneAccepted;
 
     // distinct-keys
-    TwoKeysTwoIds => "two keys, two ids";
-    TwoKeysOneId => "two keys got the same id: the server keys on the body, not the key";
-    NewKeyNotCreated => "a new key was not answered with a created resource";
+    TwoKeysTwoIds;
+    TwoKeysOneId;
+    NewKeyNotCreated;
 
     // rewritten-body
-    NothingToReorder => "the body is not a JSON object of two fields or more: nothing to reorder";
-    RewrittenReplayed => "replayed: the server compares requests, not bytes";
-    RewrittenRefused { status: u16 } => "refused with {status}: treats a reordered body as another request";
-    RewrittenAccepted => "accepted as a new request: a second effect";
-    AnsweredStatus { status: u16 } => "answered {status}";
+    NothingToReorder;
+    RewrittenReplayed;
+    RewrittenRefused { status: u16 };
+    RewrittenAccepted;
+    AnsweredStatus { status: u16 };
 
     // bad-keys, bad-bodies
-    NotRefused { cases: List<Case> } => "not refused with a 4xx: {cases}";
-    NotAProblem { cases: List<Case> } => "refused, but not as application/problem+json: {cases}";
-    BadKeysRefused => "missing, empty and too long keys: each refused with a 4xx problem";
-    BodiesAccepted { cases: List<Case> } =>
-        "accepted: {cases} (no limit, or no validation: hygiene, not idempotency)";
-    NeitherAcceptedNorRefused { cases: List<Case> } => "neither accepted nor refused with a 4xx: {cases}";
-    BadBodiesRefused => "a body that is not JSON and one too large: each refused with a 4xx problem";
+    NotRefused { cases: List<Case> };
+    NotAProblem { cases: List<Case> };
+    BadKeysRefused;
+    BodiesAccepted { cases: List<Case> };
+    NeitherAcceptedNorRefused { cases: List<Case> };
+    BadBodiesRefused;
 
     // lost-answer
-    LostExchange { fault: Fault, client: ClientSaw, server: ServerSaw, retry: Box<Said> } =>
-        "{fault}: client saw {client}; the server had answered {server}; retry: {retry}";
-    LostRetryUnanswered { fault: Fault } => "{fault}: the retry got no answer";
-    LostRetryGot { fault: Fault, status: u16 } => "{fault}: the retry got {status}";
-    LostRetryDiffers { fault: Fault } => "{fault}: the retry did not get the lost answer";
-    LostAnswersReplayed => "each retry with the same key got the answer the client missed";
+    LostExchange { fault: Fault, client: ClientSaw, server: ServerSaw, retry: Box<Said> };
+    LostRetryUnanswered { fault: Fault };
+    LostRetryGot { fault: Fault, status: u16 };
+    LostRetryDiffers { fault: Fault };
+    LostAnswersReplayed;
 
     // hang
-    HangBurst { size: usize, tally: Tally, ms: u128 } => "{size} requests, one key: {tally} in {ms} ms";
-    HangUnanswered { answered: usize, size: usize, bound: Seconds } =>
-        "{answered} of {size} answered within {bound}";
-    HangDeadlock { answered: usize, size: usize, bound: Seconds } =>
-        "suspected pool deadlock: {answered} of {size} answered within {bound}";
-    HangGaveUp { errors: usize } => "every request answered, but {errors} with a 5xx: the server gave up on them";
-    HangNoRetryAfter => "every request answered, but some 409 or 5xx without Retry-After";
-    HangAnswered => "every request of every burst answered";
+    HangBurst { size: usize, tally: Tally, ms: u128 };
+    HangUnanswered { answered: usize, size: usize, bound: Seconds };
+    HangDeadlock { answered: usize, size: usize, bound: Seconds };
+    HangGaveUp { errors: usize };
+    HangNoRetryAfter;
+    HangAnswered;
 }
 
 impl Display for Said {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.english())
+        f.write_str(&self.said())
     }
 }
 
 /// Several reasons, as one line.
 pub fn joined(said: &[Said]) -> String {
-    said.iter()
-        .map(Said::english)
-        .collect::<Vec<_>>()
-        .join("; ")
+    said.iter().map(Said::said).collect::<Vec<_>>().join("; ")
 }
 
 impl CheckId {
-    /// What the check asks, in a few words.
-    pub fn title(self) -> &'static str {
-        title(self)
+    /// What the check asks, in a few words, in this run's language.
+    pub fn title(self) -> String {
+        title_in(self, words())
+    }
+
+    /// What the check asks, in `lang` (the JUnit test case's name is English in
+    /// every run: CI systems track a test by its name).
+    pub fn title_in_lang(self, lang: Lang) -> String {
+        title_in(self, MESSAGES.in_lang(lang))
     }
 }
 
-/// What a check asks, in a few words.
-pub fn title(id: CheckId) -> &'static str {
-    match id {
-        CheckId::Burst => "concurrent requests, one key: one effect, one answer",
-        CheckId::Replay => "a later retry replays the answer",
-        CheckId::DifferentBody => "same key, another body: refused",
-        CheckId::ConcurrentBody => "same key, another body, while the first is in flight: refused",
-        CheckId::DistinctKeys => "two keys, same body: two effects",
-        CheckId::RewrittenBody => "same request written differently: replayed",
-        CheckId::BadKeys => "missing, empty, too long key: refused",
-        CheckId::BadBodies => "not JSON, over the size limit: no effect unless accepted",
-        CheckId::LostAnswer => "answer lost, request lost, answer late: retry is safe",
-        CheckId::Hang => "bursts larger than a pool: all answered",
-    }
+/// What a check asks, in a few words: the catalogue's `title-CHECK`.
+fn title_in(id: CheckId, words: &Localiser) -> String {
+    words.say(&format!("title-{}", id.as_str()), &[])
 }
 
 /// A verdict, as the table writes it.
-pub fn verdict(verdict: Verdict) -> &'static str {
+pub fn verdict(verdict: Verdict) -> String {
+    let w = words();
     match verdict {
-        Verdict::Pass => "pass",
-        Verdict::Warn => "warn",
-        Verdict::Fail => "fail",
-        Verdict::Skipped => "skipped",
+        Verdict::Pass => t!(w, "verdict-pass"),
+        Verdict::Warn => t!(w, "verdict-warn"),
+        Verdict::Fail => t!(w, "verdict-fail"),
+        Verdict::Skipped => t!(w, "verdict-skipped"),
     }
 }
 
 /// The table's column headings: check, verdict, why.
-pub const TABLE_HEADINGS: [&str; 3] = ["check", "verdict", "why"];
+pub fn table_headings() -> [String; 3] {
+    let w = words();
+    [
+        t!(w, "heading-check"),
+        t!(w, "heading-verdict"),
+        t!(w, "heading-why"),
+    ]
+}
 
 /// The profile table's column headings.
-pub const PROFILE_HEADINGS: [&str; 2] = ["where the draft leaves it open", "what this API does"];
+pub fn profile_headings() -> [String; 2] {
+    let w = words();
+    [
+        t!(w, "heading-where-the-draft-leaves-it-open"),
+        t!(w, "heading-what-this-api-does"),
+    ]
+}
 
 /// The profile's heading line, over its table.
-pub const PROFILE_TITLE: &str = "What the API chose where the IETF draft leaves it open:";
+pub fn profile_title() -> String {
+    t!(words(), "profile-title")
+}
 
 /// The summary line under the table.
 pub fn summary(
@@ -393,47 +453,66 @@ pub fn summary(
     warnings_fail: bool,
 ) -> String {
     let [pass, warn, fail, skipped] = counts;
+    let w = words();
     let effects = if counted_effects {
-        "effects counted in the database"
+        t!(w, "summary-effects-counted")
     } else {
-        "effects not counted (pass --database-url and --count-sql to count them)"
+        t!(w, "summary-effects-not-counted")
     };
-    let outcome = if warnings_fail && warn > 0 {
-        " (--fail-on-warn: the warnings fail the run)"
+    let summary = t!(
+        w,
+        "summary",
+        pass = pass.to_string(),
+        warn = warn.to_string(),
+        fail = fail.to_string(),
+        skipped = skipped.to_string(),
+        seconds = w.decimal(elapsed.as_secs_f64(), 1),
+        effects = effects
+    );
+    if warnings_fail && warn > 0 {
+        format!("{summary} {}", t!(w, "summary-warnings-fail"))
     } else {
-        ""
-    };
-    format!(
-        "{pass} passed, {warn} warned, {fail} failed, {skipped} skipped in {:.1} s; {effects}{outcome}",
-        elapsed.as_secs_f64()
-    )
+        summary
+    }
 }
 
 /// A profile row's question.
 pub mod profile {
     use super::*;
 
-    pub const IN_FLIGHT: &str = "a duplicate while the first is in flight";
-    pub const REPLAY_MARKER: &str = "a replayed answer is marked";
-    pub const CONCURRENT_OTHER_BODY: &str = "another body while the first is in flight";
-    pub const KEY_LIFETIME: &str = "how long a key lives, advertised";
+    pub fn in_flight_question() -> String {
+        t!(words(), "profile-in-flight")
+    }
+
+    pub fn replay_marker_question() -> String {
+        t!(words(), "profile-replay-marker")
+    }
+
+    pub fn concurrent_other_body_question() -> String {
+        t!(words(), "profile-concurrent-other-body")
+    }
+
+    pub fn key_lifetime_question() -> String {
+        t!(words(), "profile-key-lifetime")
+    }
 
     /// Why a fact could not be seen.
     fn not_observed(check: CheckId) -> String {
-        format!("not observed ({check} did not pass)")
+        t!(words(), "profile-not-observed", check = check.as_str())
     }
 
     pub fn in_flight(fact: &InFlight) -> String {
+        let w = words();
         match fact {
-            InFlight::Waits => "waits for the first, then gets its answer (no 409)".to_owned(),
+            InFlight::Waits => t!(w, "profile-in-flight-waits"),
             InFlight::Conflict {
                 retry_after: Some(after),
-            } => {
-                format!("409 Conflict, Retry-After: {after}")
-            }
-            InFlight::Conflict { retry_after: None } => {
-                "409 Conflict, without Retry-After".to_owned()
-            }
+            } => t!(
+                w,
+                "profile-in-flight-conflict-after",
+                after = after.to_string()
+            ),
+            InFlight::Conflict { retry_after: None } => t!(w, "profile-in-flight-conflict"),
             InFlight::NotObserved => not_observed(CheckId::Burst),
         }
     }
@@ -441,20 +520,21 @@ pub mod profile {
     pub fn replay_marker(fact: &ReplayMarker) -> String {
         match fact {
             ReplayMarker::Marked { header, value } => format!("{header}: {value}"),
-            ReplayMarker::NotMarked => "not marked (no header tells a replay)".to_owned(),
+            ReplayMarker::NotMarked => t!(words(), "profile-replay-not-marked"),
             ReplayMarker::NotObserved => not_observed(CheckId::Replay),
         }
     }
 
     pub fn concurrent_other_body(fact: &ConcurrentOtherBody) -> String {
+        let w = words();
         match fact {
-            ConcurrentOtherBody::Unprocessable => {
-                "422, the draft's answer to another payload".to_owned()
-            }
+            ConcurrentOtherBody::Unprocessable => t!(w, "profile-other-body-unprocessable"),
             ConcurrentOtherBody::Conflict { then } => {
-                format!("409, the draft's answer to a request in flight; then {then}")
+                t!(w, "profile-other-body-conflict", then = then.to_string())
             }
-            ConcurrentOtherBody::OtherRefusal { status } => format!("refused with {status}"),
+            ConcurrentOtherBody::OtherRefusal { status } => {
+                t!(w, "profile-other-body-refused", status = status.to_string())
+            }
             ConcurrentOtherBody::NotObserved => not_observed(CheckId::ConcurrentBody),
         }
     }
@@ -462,21 +542,42 @@ pub mod profile {
     pub fn key_lifetime(fact: &KeyLifetime) -> String {
         match fact {
             KeyLifetime::Advertised { header, value } => format!("{header}: {value}"),
-            KeyLifetime::NotAdvertised => {
-                "not in a header (the draft asks for it in the documentation)".to_owned()
-            }
+            KeyLifetime::NotAdvertised => t!(words(), "profile-key-lifetime-not-advertised"),
         }
     }
 }
 
-/// The JUnit report's words.
+/// A line of standard error for a run that could not run.
+pub fn error_line(error: &str) -> String {
+    t!(words(), "error-line", error = error)
+}
+
+/// A line of standard error that warns.
+pub fn warning_line(warning: &str) -> String {
+    t!(words(), "warning-line", warning = warning)
+}
+
+/// `--allow-remote`'s warning.
+pub fn remote_warning() -> String {
+    t!(words(), "remote-warning")
+}
+
+/// `--lang` (or the environment) names a language the probe does not speak.
+pub fn unknown_lang(given: &str, by: &str) -> String {
+    t!(words(), "unknown-lang", given = given, by = by)
+}
+
+/// The JUnit report's names and words.
 pub mod junit {
-    /// The suite's name.
+    use super::*;
+
+    /// The suite's name: an identifier, the same in every language.
     pub const SUITE: &str = "idempotency-probe";
-    /// The one test case of a run that could not run.
+    /// The name of the one test case of a run that could not run: an identifier,
+    /// the same in every language.
     pub const COULD_NOT_RUN: &str = "the probe could not run";
     /// A warning's line in the test case's output.
     pub fn warned(why: &str) -> String {
-        format!("warn: {why}")
+        t!(words(), "junit-warned", why = why)
     }
 }

@@ -325,3 +325,79 @@ async fn help_shows_the_body_placeholder_and_every_check_from_the_table() {
     let longest = help.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     assert!(longest <= 100, "a line of {longest} columns in 100: {help}");
 }
+
+/// Stage 3's known-wrong server (three commits, no transaction) probed under the
+/// pseudo-locale (`--lang en-XA`, l10n's): every word the probe prints comes
+/// from its catalogue, between the markers, while the JSON and JUnit reports'
+/// identifiers (check ids, verdict codes, message keys, the test cases' names)
+/// stay what they are in every language.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wrong_server_probed_under_the_pseudo_locale_says_every_word_from_the_catalogue() {
+    let db = TestDb::create(reference_schema()).await;
+    let addr = serve_shape(&db, Shape::NoTransaction).await;
+    let (json, junit) = (
+        ReportFile::new("pseudo-locale", "json"),
+        ReportFile::new("pseudo-locale", "xml"),
+    );
+    let mut args = counted(
+        vec![format!("http://{addr}")],
+        &db,
+        &["--lang", "en-XA", "--verbose"],
+    );
+    args.extend(json.flag("json"));
+    args.extend(junit.flag("junit"));
+    let output = run_binary(args).await;
+    let printed = format!(
+        "{}\n{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.code() == Some(1),
+        "the wrong server fails a check, so the probe exits 1: it ended with {:?} and printed\n{printed}",
+        output.status
+    );
+    let unmarked = l10n::pseudo::unmarked_prose(&printed);
+    assert!(
+        unmarked.is_empty(),
+        "the probe printed prose that its catalogue does not say (outside [!! !!]):\n{}\n\nThe whole \
+         output:\n{printed}",
+        unmarked
+            .iter()
+            .map(|u| format!("  line {}: {:?} in {:?}", u.line, u.words, u.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let report = json.json();
+    reports::assert_valid_json(&report);
+    let names: Vec<&str> = probe::CHECKS.iter().map(|c| c.name).collect();
+    let ids: Vec<&str> = report["checks"]
+        .as_array()
+        .expect("a list of checks")
+        .iter()
+        .map(|c| c["id"].as_str().unwrap_or("?"))
+        .collect();
+    assert!(
+        ids == names,
+        "the JSON report's check ids are identifiers, the same in every language: {ids:?}"
+    );
+    let verdicts = verdicts_of(&report);
+    assert!(
+        verdicts.contains(&"different-body=fail".to_owned())
+            && verdicts.iter().all(|v| {
+                ["=pass", "=warn", "=fail", "=skipped"]
+                    .iter()
+                    .any(|code| v.ends_with(code))
+            }),
+        "the verdict codes are identifiers, the same in every language (and three commits with \
+         no transaction replay the first answer to another body): {verdicts:?}"
+    );
+    let (_, cases) = reports::junit(&junit.text());
+    assert!(
+        cases
+            .iter()
+            .any(|c| c.name == "burst: concurrent requests, one key: one effect, one answer"),
+        "the JUnit test cases are named in English in every language (CI tracks a test by its \
+         name): {cases:?}"
+    );
+}

@@ -1,5 +1,6 @@
 //! CPU time spent, from `/proc`: by this process (the HTTP clients, the routes,
-//! sqlx) and by a PostgreSQL server (the postmaster and its children). On a busy
+//! sqlx), by a peer's server process, and by a PostgreSQL server (the postmaster
+//! and its children). On a busy
 //! machine requests per second move with the load from elsewhere; the CPU time a
 //! request costs moves much less, and says where the time goes.
 
@@ -27,6 +28,14 @@ fn stat(pid: &str) -> Option<(u32, f64, f64)> {
         (utime + stime) / TICKS_PER_SECOND,
         (cutime + cstime) / TICKS_PER_SECOND,
     ))
+}
+
+/// CPU seconds the process `pid` has used so far (all its threads; a peer of
+/// servers/ serves from one process), or 0 when it cannot be read.
+pub fn process(pid: u32) -> f64 {
+    stat(&pid.to_string())
+        .map(|(_, seconds, reaped)| seconds + reaped)
+        .unwrap_or(0.0)
 }
 
 /// CPU seconds this process has used so far.

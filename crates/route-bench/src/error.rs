@@ -30,6 +30,10 @@ pub enum BenchError {
         said: String,
         script: String,
     },
+    #[error("the peers of the cost table: {0}")]
+    PeersNotInstalled(String),
+    #[error("the {0} server of servers/ did not start: {1}")]
+    Peer(&'static str, String),
     #[error("a load task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
     #[error("usage: bench-route [RUNS] (a number of runs, {default} by default)")]

@@ -1,13 +1,18 @@
 //! The load: a fixed number of requests from a fixed number of HTTP clients.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use payment_model::PaymentRequest;
-
 use crate::error::BenchError;
+
+/// Where the load goes: a route's URL and the body every request carries (our
+/// routes' `{"order_id": 1, "amount": 100}`, the article's `{"pedidoId": 1, "valor": 100}`).
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub url: String,
+    pub body: String,
+}
 
 /// Which key each request carries.
 #[derive(Debug, Clone, Copy)]
@@ -23,20 +28,16 @@ pub enum Keys {
 /// Sends `requests` requests from `clients` clients; returns requests per second.
 /// Every answer must be a success: a failure stops the bench with its reason.
 pub async fn load(
-    route: SocketAddr,
+    target: &Target,
     keys: Keys,
     tag: String,
     requests: usize,
     clients: usize,
 ) -> Result<f64, BenchError> {
-    let url = format!("http://{route}/payments");
+    let url = target.url.clone();
     let next = Arc::new(AtomicUsize::new(0));
     let tag = Arc::new(tag);
-    let body = PaymentRequest {
-        order_id: 1,
-        amount: 100,
-    }
-    .to_body();
+    let body = target.body.clone();
     if let Keys::Hot = keys {
         // The key is paid before the clock starts: every timed request is a
         // replay, and none is told 409 for arriving while the first one is still

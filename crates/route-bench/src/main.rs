@@ -2,7 +2,10 @@
 //!
 //! Through HTTP, on one pool: a route with no idempotency (one INSERT), stage 6's
 //! route (stage 5's transaction: the seed's shape), stage 10's one statement, and
-//! each idempotent route with one hot key (replays). Beside them, the physical
+//! each idempotent route with one hot key (replays). Beside them, the peers a
+//! reader would pick instead: the article's servers in Python, TypeScript, Go and
+//! Java (`servers/`), each on a database of its own on the same server, with the
+//! same clients, body and keys. And the physical
 //! limit: `pgbench -M prepared` with the same three statement shapes, against the
 //! same server, with as many clients. Ratios are taken within one run, against the
 //! plain INSERT of that run; several runs give min / median / max.
@@ -15,6 +18,7 @@
 mod cpu;
 mod error;
 mod load;
+mod peers;
 mod pgbench;
 mod routes;
 mod servers;
@@ -23,7 +27,7 @@ use std::io::Write;
 
 use error::BenchError;
 use harness::reference_schema;
-use load::{Keys, load};
+use load::{Keys, Target, load};
 use serde_json::{Value, json};
 use servers::Server;
 
@@ -41,8 +45,10 @@ struct Row {
     label: String,
     per_second: Vec<f64>,
     ratio: Vec<f64>,
-    /// CPU microseconds per request, one per run: this process's, the server's.
+    /// CPU microseconds per request, one per run: this process's, the peer's
+    /// server process's (0 for our routes, which this process serves), PostgreSQL's.
     own_cpu: Vec<f64>,
+    app_cpu: Vec<f64>,
     server_cpu: Vec<f64>,
 }
 
@@ -70,6 +76,48 @@ enum Route {
     Plain,
     Seed,
     OneRoundTrip,
+}
+
+/// One row's load: where it goes, with which keys, and the process that serves it
+/// when that is not this one (a peer's).
+struct Mode {
+    label: String,
+    target: Target,
+    keys: Keys,
+    app: Option<u32>,
+}
+
+/// Our routes' modes, then each peer with a new key per request and with one hot key.
+fn modes(routes: &routes::Routes, peers: &[peers::Peer]) -> Vec<Mode> {
+    let ours = ROUTE_MODES.iter().map(|(label, route, keys)| {
+        let addr = match route {
+            Route::Plain => routes.plain,
+            Route::Seed => routes.seed,
+            Route::OneRoundTrip => routes.one_round_trip,
+        };
+        Mode {
+            label: (*label).to_owned(),
+            target: Target {
+                url: format!("http://{addr}/payments"),
+                body: payment_model::PaymentRequest {
+                    order_id: 1,
+                    amount: 100,
+                }
+                .to_body(),
+            },
+            keys: *keys,
+            app: None,
+        }
+    });
+    let theirs = peers.iter().flat_map(|peer| {
+        [("", Keys::Distinct), ("-hot", Keys::Hot)].map(|(suffix, keys)| Mode {
+            label: format!("peer-{}{suffix}", peer.name),
+            target: peer.target.clone(),
+            keys,
+            app: Some(peer.pid()),
+        })
+    });
+    ours.chain(theirs).collect()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -115,18 +163,14 @@ async fn measure(
 ) -> Result<Measured, BenchError> {
     let pool = servers::warm_pool(&server.options, CLIENTS as u32).await?;
     let routes = routes::Routes::serve(pool).await?;
-    let addr = |route: Route| match route {
-        Route::Plain => routes.plain,
-        Route::Seed => routes.seed,
-        Route::OneRoundTrip => routes.one_round_trip,
-    };
-    // A warm-up pass: every connection has prepared every statement before any
-    // figure is taken.
-    for (_, route, keys) in ROUTE_MODES {
-        let tag = format!("warm-{index}-{route:?}");
-        load(addr(route), keys, tag, REQUESTS / 4, CLIENTS).await?;
+    let modes = modes(&routes, &server.peers);
+    // A warm-up pass: every connection has prepared every statement (and every
+    // peer's runtime has compiled its hot paths) before any figure is taken.
+    for mode in &modes {
+        let tag = format!("warm-{index}-{}", mode.label);
+        load(&mode.target, mode.keys, tag, REQUESTS / 4, CLIENTS).await?;
     }
-    let mut route_figures = vec![Vec::new(); ROUTE_MODES.len()];
+    let mut route_figures = vec![Vec::new(); modes.len()];
     let mut pgbench_figures = vec![Vec::new(); scripts.len()];
     let mut loads = Vec::new();
     let per_slice = REQUESTS / SLICES;
@@ -139,9 +183,9 @@ async fn measure(
         ));
         // Each mode's requests in slices, the modes taking turns, so that a burst
         // of load from elsewhere on the machine falls on all of them alike.
-        let mut route_seconds = vec![0.0; ROUTE_MODES.len()];
+        let mut route_seconds = vec![0.0; modes.len()];
         let mut pgbench_seconds = vec![0.0; scripts.len()];
-        let mut route_cpu = vec![(0.0, 0.0); ROUTE_MODES.len()];
+        let mut route_cpu = vec![(0.0, 0.0, 0.0); modes.len()];
         let server_cpu = || {
             server
                 .data_dir
@@ -149,18 +193,20 @@ async fn measure(
                 .and_then(cpu::server)
                 .unwrap_or(0.0)
         };
+        let app_cpu = |mode: &Mode| mode.app.map(cpu::process).unwrap_or(0.0);
         for slice in 0..SLICES {
             // A different order each slice, so that none always runs first.
-            let mut order: Vec<usize> = (0..ROUTE_MODES.len()).collect();
-            order.rotate_left((run + slice) % ROUTE_MODES.len());
-            for mode in order {
-                let (_, route, keys) = ROUTE_MODES[mode];
-                let tag = format!("{index}-{run}-{slice}-{route:?}");
-                let (own, pg) = (cpu::own(), server_cpu());
-                let per_second = load(addr(route), keys, tag, per_slice, CLIENTS).await?;
-                route_seconds[mode] += per_slice as f64 / per_second;
-                route_cpu[mode].0 += cpu::own() - own;
-                route_cpu[mode].1 += server_cpu() - pg;
+            let mut order: Vec<usize> = (0..modes.len()).collect();
+            order.rotate_left((run + slice) % modes.len());
+            for i in order {
+                let mode = &modes[i];
+                let tag = format!("{index}-{run}-{slice}-{}", mode.label);
+                let (own, app, pg) = (cpu::own(), app_cpu(mode), server_cpu());
+                let per_second = load(&mode.target, mode.keys, tag, per_slice, CLIENTS).await?;
+                route_seconds[i] += per_slice as f64 / per_second;
+                route_cpu[i].0 += cpu::own() - own;
+                route_cpu[i].1 += app_cpu(mode) - app;
+                route_cpu[i].2 += server_cpu() - pg;
             }
             if let (Some(pgbench), Some(conninfo)) = (&server.pgbench, &server.conninfo) {
                 for (i, (_, script)) in scripts.iter().enumerate() {
@@ -177,41 +223,53 @@ async fn measure(
         }
         let total = (per_slice * SLICES) as f64;
         let micros = |seconds: f64| seconds * 1e6 / total;
-        for ((figures, seconds), (own, pg)) in
+        for ((figures, seconds), (own, app, pg)) in
             route_figures.iter_mut().zip(&route_seconds).zip(&route_cpu)
         {
-            figures.push((total / seconds, micros(*own), micros(*pg)));
+            figures.push(Figures {
+                per_second: total / seconds,
+                own_cpu: micros(*own),
+                app_cpu: micros(*app),
+                server_cpu: micros(*pg),
+            });
         }
         if server.pgbench.is_some() && server.conninfo.is_some() {
             for (figures, seconds) in pgbench_figures.iter_mut().zip(&pgbench_seconds) {
-                figures.push((total / seconds, f64::NAN, f64::NAN));
+                figures.push(Figures {
+                    per_second: total / seconds,
+                    own_cpu: f64::NAN,
+                    app_cpu: f64::NAN,
+                    server_cpu: f64::NAN,
+                });
             }
         }
     }
-    let rows = |labels: Vec<String>, figures: Vec<Vec<(f64, f64, f64)>>| -> Vec<Row> {
+    let rows = |labels: Vec<String>, figures: Vec<Vec<Figures>>| -> Vec<Row> {
         let base: Vec<f64> = figures
             .first()
-            .map(|runs| runs.iter().map(|f| f.0).collect())
+            .map(|runs| runs.iter().map(|f| f.per_second).collect())
             .unwrap_or_default();
         labels
             .into_iter()
             .zip(figures)
             .filter(|(_, runs)| !runs.is_empty())
             .map(|(label, runs)| Row {
-                ratio: runs.iter().zip(&base).map(|(f, b)| f.0 / b).collect(),
-                per_second: runs.iter().map(|f| f.0).collect(),
-                own_cpu: runs.iter().map(|f| f.1).collect(),
-                server_cpu: runs.iter().map(|f| f.2).collect(),
+                ratio: runs
+                    .iter()
+                    .zip(&base)
+                    .map(|(f, b)| f.per_second / b)
+                    .collect(),
+                per_second: runs.iter().map(|f| f.per_second).collect(),
+                own_cpu: runs.iter().map(|f| f.own_cpu).collect(),
+                app_cpu: runs.iter().map(|f| f.app_cpu).collect(),
+                server_cpu: runs.iter().map(|f| f.server_cpu).collect(),
                 label,
             })
             .collect()
     };
     Ok(Measured {
         routes: rows(
-            ROUTE_MODES
-                .iter()
-                .map(|(label, _, _)| (*label).to_owned())
-                .collect(),
+            modes.into_iter().map(|mode| mode.label).collect(),
             route_figures,
         ),
         pgbench: rows(
@@ -223,6 +281,15 @@ async fn measure(
         ),
         loads,
     })
+}
+
+/// One mode's figures in one run.
+#[derive(Debug, Clone, Copy)]
+struct Figures {
+    per_second: f64,
+    own_cpu: f64,
+    app_cpu: f64,
+    server_cpu: f64,
 }
 
 fn progress(line: &str) {
@@ -263,9 +330,9 @@ fn per_run(a: &[f64], b: &[f64]) -> Vec<f64> {
     a.iter().zip(b).map(|(a, b)| a / b).collect()
 }
 
-/// One server's figures: the routes' and pgbench's rows, and the two goals
-/// (the one-round-trip route against the plain INSERT and against pgbench's same
-/// statement; a replay never dearer than a new payment).
+/// One server's figures: the routes' (the peers' among them) and pgbench's rows, and
+/// the goals (the one-round-trip route against the plain INSERT, against pgbench's
+/// same statement and against each peer; a replay never dearer than a new payment).
 fn server_figures(server: &Server, measured: &Measured) -> Value {
     let routes: Vec<Value> = measured
         .routes
@@ -276,6 +343,8 @@ fn server_figures(server: &Server, measured: &Measured) -> Value {
                 "per_second": spread(&row.per_second),
                 "ratio": spread(&row.ratio),
                 "own_cpu_us": median(&row.own_cpu),
+                // A peer's server process; ours are served by the bench's own.
+                "app_cpu_us": row.label.starts_with("peer-").then(|| median(&row.app_cpu)),
                 // Read from the server's processes only when the bench started it.
                 "server_cpu_us": server.data_dir.as_ref().map(|_| median(&row.server_cpu)),
             })
@@ -294,17 +363,27 @@ fn server_figures(server: &Server, measured: &Measured) -> Value {
             })
         })
         .collect();
-    let goals = measured.routes.get(2).map(|route| {
+    let row = |label: &str| measured.routes.iter().find(|row| row.label == label);
+    let goals = row("one-round-trip").map(|route| {
         let cte = measured.pgbench.get(2);
         json!({
             "vs_plain": spread(&route.ratio),
             "vs_pgbench": cte.map(|cte| spread(&per_run(&route.ratio, &cte.ratio))),
             "pgbench": cte.map(|cte| spread(&cte.ratio)),
             // A replay writes nothing: it should never cost more than a new payment.
-            "replay_vs_new": measured
-                .routes
-                .get(4)
+            "replay_vs_new": row("one-round-trip-hot")
                 .map(|replays| spread(&per_run(&replays.ratio, &route.ratio))),
+            // The one round trip against each peer, run by run, a new key per request.
+            "vs_peers": peers::PEERS
+                .iter()
+                .filter_map(|name| {
+                    let peer = row(&format!("peer-{name}"))?;
+                    Some(json!({
+                        "peer": name,
+                        "ratio": spread(&per_run(&route.ratio, &peer.ratio)),
+                    }))
+                })
+                .collect::<Vec<_>>(),
         })
     });
     json!({

@@ -14,6 +14,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection};
 
 use crate::error::BenchError;
+use crate::peers::{self, Peer};
 
 /// One server to measure on, and its facts.
 pub struct Server {
@@ -35,6 +36,9 @@ pub struct Server {
     pub pgbench: Option<PathBuf>,
     /// The data directory, when the bench started the server (to read its CPU time).
     pub data_dir: Option<PathBuf>,
+    /// The article's servers, each on a database of its own here. Declared before
+    /// the owner: they stop before their server does.
+    pub peers: Vec<Peer>,
     /// Keeps the server or the test database alive while it is measured.
     /// (A [`LocalCluster`] or a [`TestDb`]: dropping it stops or drops it.)
     _owner: Box<dyn std::any::Any>,
@@ -86,7 +90,9 @@ async fn cluster_server(
     let data_on = postgres_provisioning::file_system_of(&cluster.run_dir.join("data"))
         .unwrap_or_else(|| "an unknown file system".to_owned());
     let pgbench = find_pgbench(&cluster.binaries.bindir);
+    let peers = peers::start(peers::Place::Cluster(&cluster)).await?;
     Ok(Server {
+        peers,
         setup,
         conninfo: Some(cluster.conninfo(BENCH_DB)),
         data_dir: Some(cluster.run_dir.join("data")),
@@ -116,7 +122,9 @@ async fn harness_server(schema: Schema) -> Result<Server, BenchError> {
     let backend = harness::backend().map_err(BenchError::NoServer)?;
     let db = TestDb::create(schema).await;
     let options = db.options().clone();
+    let peers = peers::start(peers::Place::Harness).await?;
     Ok(Server {
+        peers,
         setup: "configured",
         postgres: backend.description.clone(),
         settings: settings(&options).await?,

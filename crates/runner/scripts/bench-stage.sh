@@ -14,6 +14,8 @@
 # BENCH_BACKENDS="local container" compares the harness's servers in the same run:
 # each run is taken once per backend (WORKBOOK_DB), one after the other, so that
 # the machine's load falls on both alike; the summary has a line per backend.
+# BENCH_TRACE="on off" does the same for the recording of each burst's trace (the
+# timelines; WORKBOOK_TRACE=off turns it off): its cost, measured in one run.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 n=${1:-1}
@@ -32,11 +34,23 @@ mapfile -t files < <(awk -v n="$n" '
 figures=$(mktemp -d)
 trap 'rm -rf "$figures"' EXIT
 
-# "" keeps WORKBOOK_DB as it is (the harness's own choice when unset).
-read -ra backends <<<"${BENCH_BACKENDS:-}"
-[ "${#backends[@]}" -gt 0 ] || backends=("")
-with() { if [ -n "$1" ]; then WORKBOOK_DB=$1 "${@:2}"; else "${@:2}"; fi; }
-label() { if [ -n "$1" ]; then printf '%s, ' "$1"; fi; }
+# "" keeps WORKBOOK_DB as it is (the harness's own choice when unset), and the
+# recording as it is. Each variant is BACKEND/TRACE.
+read -ra dbs <<<"${BENCH_BACKENDS:-}"
+[ "${#dbs[@]}" -gt 0 ] || dbs=("")
+read -ra traces <<<"${BENCH_TRACE:-}"
+[ "${#traces[@]}" -gt 0 ] || traces=("")
+backends=()
+for db in "${dbs[@]}"; do for trace in "${traces[@]}"; do backends+=("$db/$trace"); done; done
+with() {
+    local db=${1%/*} trace=${1#*/}
+    env ${db:+WORKBOOK_DB=$db} ${trace:+WORKBOOK_TRACE=$trace} "${@:2}"
+}
+label() {
+    local db=${1%/*} trace=${1#*/}
+    if [ -n "$db" ]; then printf '%s, ' "$db"; fi
+    if [ -n "$trace" ]; then printf 'trace %s, ' "$trace"; fi
+}
 
 for backend in "${backends[@]}"; do   # warm up: build the runner and the tests once, start each server
     with "$backend" "${stage[@]}" >/dev/null 2>&1 || true
@@ -45,7 +59,7 @@ done
 spread() { sort -n | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }'; }
 echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for mode in warm edit; do
-    for backend in "${backends[@]}"; do : >"$figures/$mode-$backend"; done
+    for backend in "${backends[@]}"; do : >"$figures/$mode-${backend//\//_}"; done
     for i in $(seq "$runs"); do
         for backend in "${backends[@]}"; do
             if [ "$mode" = edit ] && [ "${#files[@]}" -gt 0 ]; then touch "${files[@]}"; fi
@@ -54,14 +68,14 @@ for mode in warm edit; do
             end=$(date +%s%N)
             wall=$(awk -v d=$((end - start)) 'BEGIN { printf "%.2f", d / 1e9 }')
             split=$(grep -o '(build [0-9.]* s, tests [0-9.]* s' <<<"$out" | tr -d '(' || true)
-            echo "$wall" >>"$figures/$mode-$backend"
+            echo "$wall" >>"$figures/$mode-${backend//\//_}"
             printf 'stage %s, %s%-4s run %d: %5s s to the verdict (%s)\n' "$n" "$(label "$backend")" "$mode" "$i" "$wall" "${split:-no verdict line}"
         done
     done
 done
 for mode in warm edit; do
     for backend in "${backends[@]}"; do
-        printf 'stage %s, %s%-4s: %s (s, %d runs)\n' "$n" "$(label "$backend")" "$mode" "$(spread <"$figures/$mode-$backend")" "$runs"
+        printf 'stage %s, %s%-4s: %s (s, %d runs)\n' "$n" "$(label "$backend")" "$mode" "$(spread <"$figures/$mode-${backend//\//_}")" "$runs"
     done
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/')"

@@ -13,17 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::l10n::Localiser;
 use crate::lines::{Line, read_lines};
-use crate::t;
-
-/// The packages that turn on postgres-provisioning's container client (the
-/// feature `containers`). A workspace build leaves them out: cargo unifies
-/// features over the packages it builds, so with them in, every test executable
-/// would be built a second time, unlike the `-p PACKAGE` builds of the stages
-/// that follow it. Their own tests run in plain `cargo test`.
-const BUILD_IN_THE_CONTAINER_CLIENT: [&str; 3] =
-    ["workbook-runner", "route-bench", "workbook-harness"];
+use l10n::Localiser;
+use l10n::t;
 
 /// What to build.
 #[derive(Debug, Clone, Copy)]
@@ -32,8 +24,14 @@ pub enum Targets<'a> {
     Test { package: &'a str, target: &'a str },
     /// `cargo test -p PACKAGE`: every test executable of the package.
     Package(&'a str),
-    /// `cargo test --workspace`, but for [`BUILD_IN_THE_CONTAINER_CLIENT`].
-    Workspace,
+    /// `cargo test`: the workspace's default members, as plain `cargo test` at the
+    /// root builds them (the container client in: the runner, which has it, is one).
+    Default,
+    /// `cargo test --workspace --exclude ...`: every member but `except` (the default
+    /// members), without the container client, as `cargo workbook stage N` builds
+    /// the exercises. Shared crates are the same in both: postgres-provisioning
+    /// turns on, always, the features the client would turn on in them.
+    WorkspaceExcept(&'a [String]),
 }
 
 impl Targets<'_> {
@@ -48,11 +46,12 @@ impl Targets<'_> {
                 ]
             }
             Self::Package(package) => vec!["-p".into(), (*package).into()],
-            Self::Workspace => std::iter::once("--workspace".to_owned())
+            Self::Default => Vec::new(),
+            Self::WorkspaceExcept(except) => std::iter::once("--workspace".to_owned())
                 .chain(
-                    BUILD_IN_THE_CONTAINER_CLIENT
+                    except
                         .iter()
-                        .flat_map(|package| ["--exclude".to_owned(), (*package).to_owned()]),
+                        .flat_map(|package| ["--exclude".to_owned(), package.clone()]),
                 )
                 .collect(),
         }
@@ -60,7 +59,10 @@ impl Targets<'_> {
 
     /// The command a learner would type for the same tests.
     pub fn command(&self) -> String {
-        format!("cargo test {}", self.args().join(" "))
+        std::iter::once("cargo test".to_owned())
+            .chain(self.args())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -129,8 +131,19 @@ impl Build {
                 .filter(|e| e.package == package)
                 .cloned()
                 .collect(),
-            Targets::Workspace => self.executables.clone(),
+            Targets::Default | Targets::WorkspaceExcept(_) => self.executables.clone(),
         }
+    }
+
+    /// This build and `other`, as one: what both made, and what went wrong in either.
+    fn and(mut self, other: Build) -> Build {
+        self.success &= other.success;
+        self.executables.extend(other.executables);
+        self.errors.extend(other.errors);
+        self.warnings += other.warnings;
+        self.stderr.push_str(&other.stderr);
+        self.elapsed += other.elapsed;
+        self
     }
 }
 
@@ -192,7 +205,48 @@ impl Cargo {
                 command.env_remove(name);
             }
         }
+        // What it runs (`cargo workbook api`'s server) speaks the runner's language.
+        command.env(l10n::LANG_VARIABLE, l10n::Lang::current().tag());
         command
+    }
+
+    /// Builds every package's tests (without running them), in two builds: the
+    /// default members as plain `cargo test` builds them, so that what it built is
+    /// reused (in CI it ran just before), then every other member as the learner's
+    /// `cargo workbook stage N` builds an exercise (none when every member is a
+    /// default member: cargo refuses a build that excludes them all).
+    pub fn build_every_package(
+        &self,
+        status: &mut dyn FnMut(BuildStatus<'_>),
+    ) -> Result<Build, Error> {
+        let (default_members, others) = self.members()?;
+        let default = self.build(Targets::Default, status)?;
+        if others.is_empty() {
+            return Ok(default);
+        }
+        let others = self.build(Targets::WorkspaceExcept(&default_members), status)?;
+        Ok(default.and(others))
+    }
+
+    /// The names of the workspace's members (`cargo metadata --no-deps` lists only
+    /// them): its default members (what plain `cargo test` builds), and the others.
+    fn members(&self) -> Result<(Vec<String>, Vec<String>), Error> {
+        let metadata = self.metadata()?;
+        let defaults: Vec<&str> = metadata["workspace_default_members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let (defaults, others): (Vec<_>, Vec<_>) = metadata["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((p["id"].as_str()?, p["name"].as_str()?.to_owned())))
+            .partition(|(id, _)| defaults.contains(id));
+        let names =
+            |packages: Vec<(&str, String)>| packages.into_iter().map(|(_, name)| name).collect();
+        Ok((names(defaults), names(others)))
     }
 
     /// The directory of a workspace package, from `cargo metadata`.
@@ -207,6 +261,20 @@ impl Cargo {
 
     /// The directory of every workspace package, by name, from `cargo metadata`.
     pub fn package_dirs(&self) -> Result<BTreeMap<String, PathBuf>, Error> {
+        Ok(self.metadata()?["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| {
+                let name = p["name"].as_str()?;
+                let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
+                Some((name.to_owned(), dir.to_owned()))
+            })
+            .collect())
+    }
+
+    /// The workspace's own packages, from `cargo metadata --no-deps`.
+    fn metadata(&self) -> Result<Value, Error> {
         let mut command = self.command(&["metadata", "--no-deps", "--format-version", "1"]);
         command
             .arg("--manifest-path")
@@ -224,18 +292,7 @@ impl Cargo {
                 String::from_utf8_lossy(&out.stderr).trim().to_owned(),
             ));
         }
-        let metadata: serde_json::Value =
-            serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))?;
-        Ok(metadata["packages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| {
-                let name = p["name"].as_str()?;
-                let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
-                Some((name.to_owned(), dir.to_owned()))
-            })
-            .collect())
+        serde_json::from_slice(&out.stdout).map_err(|e| failed(e.to_string()))
     }
 
     /// Builds `targets` (without running them); `status` hears what cargo is doing.

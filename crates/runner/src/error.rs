@@ -3,8 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::l10n::Localiser;
-use crate::t;
+use l10n::Localiser;
+use l10n::t;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -86,7 +86,7 @@ pub enum Error {
     },
 
     #[error("{0}")]
-    Lang(#[from] crate::l10n::UnknownLang),
+    Lang(#[from] l10n::UnknownLang),
 }
 
 /// Why a stages file cannot be used.
@@ -168,8 +168,12 @@ impl Error {
                 path = path(p),
                 source = source.to_string()
             ),
-            // Chosen before any catalogue: always English.
-            Self::Lang(e) => e.to_string(),
+            Self::Lang(e) => t!(
+                l,
+                "error-unknown-lang",
+                given = format!("{:?}", e.given),
+                by = e.by
+            ),
         }
     }
 }

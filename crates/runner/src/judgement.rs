@@ -76,7 +76,17 @@ impl Seen {
         }
     }
 
-    /// The figures as the learner reads them: "1, 1, 1".
+    /// The figures as the learner reads them, in their language: "1, 1, 1",
+    /// "pagou de novo" for the recorded "paid again".
+    pub fn said(&self) -> String {
+        self.figures
+            .iter()
+            .map(crate::observations::value_said)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The figures as recorded (what `verify` prints): "1, 1, 1".
     pub fn shown(&self) -> String {
         self.figures
             .iter()

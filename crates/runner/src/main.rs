@@ -8,10 +8,10 @@ mod environment;
 mod error;
 mod exercise_files;
 mod judgement;
-mod l10n;
 mod libtest;
 mod lines;
 mod manifests;
+mod messages;
 mod observations;
 mod render;
 mod review;
@@ -20,15 +20,19 @@ mod server;
 mod stages;
 mod state;
 mod supervise;
+mod timelines;
 mod twins;
 mod ui;
 mod workbook;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use l10n::{Lang, Localiser, t};
 
 use crate::commands::stage::StageOptions;
 use crate::error::Error;
@@ -69,6 +73,18 @@ enum Command {
     Watch(StageArgs),
     /// Stages done, predictions right or wrong, hints used.
     Progress,
+    /// Show again the timeline of a stage's last run: who waited on whom in the
+    /// burst that decided it (or in another test's burst).
+    Timeline {
+        /// The stage [default: the stage run last].
+        number: Option<u32>,
+        /// The last burst of this test instead (its name, or the end of it).
+        #[arg(long, value_name = "NAME")]
+        test: Option<String>,
+        /// List the run's bursts, by test.
+        #[arg(long)]
+        list: bool,
+    },
     /// Restore stage N's files as committed and forget its answers and hints.
     Reset {
         number: u32,
@@ -182,13 +198,29 @@ impl StageArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let l10n = match l10n::Lang::from_environment(cli.lang.as_deref()) {
-        Ok((lang, _)) => l10n::Localiser::new(lang),
+    // The language first: `--help` and a mistyped argument are said in it too.
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let lang = match Lang::from_environment(l10n::cli::lang_flag(&args).as_deref()) {
+        Ok((lang, _)) => lang,
         Err(unknown) => {
-            eprintln!("{} {unknown}", ui::bad("error:"));
+            // Said in the language the environment asks for, the flag aside.
+            let lang = Lang::from_environment(None).map_or(Lang::English, |(lang, _)| lang);
+            let l = messages::localiser(lang);
+            eprintln!(
+                "{} {}",
+                ui::bad(&t!(l, "error-label")),
+                Error::Lang(unknown).said(&l)
+            );
             return ExitCode::from(2);
         }
+    };
+    // This process's language (the harness's and provisioning's words in it), and
+    // every process it starts is told the same (`WORKBOOK_LANG`).
+    lang.set_current();
+    let l10n = messages::localiser(lang);
+    let cli = match parse(&args, &l10n) {
+        Ok(cli) => cli,
+        Err(code) => return code,
     };
     // A prompt hides the cursor; Ctrl-C (which the prompt turns into SIGINT) must
     // not leave the terminal without one. The children (cargo, the tests) get the
@@ -214,7 +246,30 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
+/// The arguments, parsed by the command said in the learner's language: its
+/// help, usage and errors (`cli-*` in runner.ftl, clap's words in the l10n
+/// crate's). `Err` is the exit code when there is nothing to run (help shown, an
+/// error said).
+fn parse(args: &[OsString], l: &Localiser) -> Result<Cli, ExitCode> {
+    let mut command = l10n::cli::localise(Cli::command(), l, "cli");
+    let said = |error: clap::Error| {
+        match error.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = error.print();
+            }
+            _ => eprint!("{}", l10n::cli::error_message(&error, l.lang())),
+        }
+        ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+    };
+    let matches = command.clone().try_get_matches_from(args).map_err(said)?;
+    if let Some(help) = l10n::cli::help_asked(&mut command, &matches) {
+        print!("{help}");
+        return Err(ExitCode::SUCCESS);
+    }
+    Cli::from_arg_matches(&matches).map_err(said)
+}
+
+fn run(cli: Cli, l10n: &Localiser) -> Result<bool, Error> {
     // The probe needs no workbook: it can be run against any server, from anywhere.
     if let Command::Probe(args) = &cli.command {
         return commands::probe::run(args);
@@ -239,6 +294,9 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
             commands::watch::run(&wb, args.number, args.options()).map(|()| true)
         }
         Command::Progress => commands::progress(&wb).map(|()| true),
+        Command::Timeline { number, test, list } => {
+            commands::timeline::run(&wb, number, test.as_deref(), list)
+        }
         Command::Reset { number, yes } => commands::reset(&wb, number, yes).map(|()| true),
         Command::Solution { number, yes } => commands::solution(&wb, number, yes).map(|()| true),
         Command::Doctor => commands::doctor::run(&wb),
@@ -296,5 +354,96 @@ fn run(cli: Cli, l10n: &l10n::Localiser) -> Result<bool, Error> {
                 instances,
             },
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The probe's own arguments are the probe's (issue 41's reports first): only
+    /// its line in this command's list is the runner's.
+    fn is_the_probes_own(id: &str) -> bool {
+        id.starts_with("cli-probe-") && id != "cli-probe-about"
+    }
+
+    #[test]
+    fn every_command_and_argument_has_its_help_in_both_languages() {
+        for lang in [Lang::English, Lang::BrazilianPortuguese] {
+            let missing = l10n::cli::missing(
+                &Cli::command(),
+                &messages::localiser(lang),
+                "cli",
+                &["probe"],
+            );
+            assert!(
+                missing.is_empty(),
+                "locales/{}/runner.ftl lacks the help of {missing:?}: add them (cli-COMMAND-ARG, \
+                 or cli-arg-ARG for an argument several commands share)",
+                lang.tag()
+            );
+        }
+    }
+
+    /// One text, two places: the doc comments say the English for readers of this
+    /// file, runner.ftl says it on screen. They must not drift apart.
+    #[test]
+    fn the_english_help_on_screen_is_the_doc_comments_of_this_file() {
+        let en = messages::english();
+        let normal = |text: &str| {
+            text.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .trim_end_matches('.')
+                .to_owned()
+        };
+        let mut differ = Vec::new();
+        let mut compare = |id: String, doc: Option<&clap::builder::StyledStr>| {
+            if let (Some(doc), Some(said)) = (doc, en.try_say(&id))
+                && normal(&doc.to_string()) != normal(&said)
+            {
+                differ.push(format!("{id}: main.rs says {doc:?}, runner.ftl {said:?}"));
+            }
+        };
+        let cli = Cli::command();
+        compare("cli-about".into(), cli.get_about());
+        compare("cli-after-help".into(), cli.get_after_help());
+        for arg in cli.get_arguments() {
+            compare(format!("cli-arg-{}", arg.get_id()), arg.get_help());
+        }
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            compare(format!("cli-{name}-about"), sub.get_about());
+            for arg in sub.get_arguments() {
+                let id = format!("cli-{name}-{}", arg.get_id());
+                if is_the_probes_own(&id) {
+                    continue;
+                }
+                let id = if en.has(&id) {
+                    id
+                } else {
+                    format!("cli-arg-{}", arg.get_id())
+                };
+                compare(id, arg.get_help());
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+
+    #[test]
+    fn the_help_is_portuguese_when_asked_in_portuguese() {
+        let l = messages::localiser(Lang::BrazilianPortuguese);
+        let mut command = l10n::cli::localise(Cli::command(), &l, "cli");
+        let help = command.render_help().to_string();
+        for said in [
+            "Uso: workbook [OPÇÕES] <COMANDO>",
+            "Comandos:",
+            "Opções:",
+            "Mostra a ajuda",
+        ] {
+            assert!(help.contains(said), "the help lacks {said:?}:\n{help}");
+        }
+        let error = parse(&["workbook", "stage", "two"].map(OsString::from), &l);
+        assert!(error.is_err(), "`stage two` was accepted");
     }
 }

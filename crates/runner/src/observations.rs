@@ -1,26 +1,30 @@
 //! What the tests recorded: JSON lines `{"scenario": ..., <fields>}` written by
 //! `harness::observe` to the file named by `WORKBOOK_OBSERVATIONS`, and the
 //! conditions the harness met, `{"condition": KIND, ...}` (`harness::report`):
-//! the runner reacts to a condition's kind, never to a message's wording.
+//! the runner reacts to a condition's kind, never to a message's wording; and
+//! the trace of each burst (`{"trace": {...}}`, the format is `timeline::trace`'s).
 
 use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::l10n::Localiser;
+use l10n::Localiser;
 
 #[derive(Debug, Clone, Default)]
 pub struct Observations {
     pub lines: Vec<Map<String, Value>>,
     /// What the harness reported, in the order it did.
     pub conditions: Vec<Condition>,
+    /// The bursts' traces, in the order they ended.
+    pub traces: Vec<Trace>,
     /// Lines that were neither a scenario nor a condition.
     pub unreadable: usize,
 }
 
 /// A condition the harness met: the harness's own type, read back.
 pub use harness::Condition;
+use timeline::Trace;
 
 impl Observations {
     pub fn read(path: &Path) -> Self {
@@ -34,6 +38,17 @@ impl Observations {
             match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(map)) if map.get("scenario").is_some_and(Value::is_string) => {
                     observations.lines.push(map);
+                }
+                Ok(Value::Object(map))
+                    if map
+                        .get(timeline::trace::LINE_KEY)
+                        .is_some_and(Value::is_object) =>
+                {
+                    match map.get(timeline::trace::LINE_KEY).map(Trace::deserialize) {
+                        Some(Ok(trace)) => observations.traces.push(trace),
+                        // A trace of another format's version: nothing to draw.
+                        _ => observations.unreadable += 1,
+                    }
                 }
                 Ok(value @ Value::Object(_)) if value.get("condition").is_some() => {
                     match Condition::deserialize(value) {
@@ -91,6 +106,27 @@ impl Observations {
 }
 
 impl Observations {
+    /// The trace an observation of `scenario` names (its test's burst).
+    pub fn trace_of(&self, scenario: &str) -> Option<&Trace> {
+        let id = self
+            .lines
+            .iter()
+            .filter(|line| line.get("scenario").and_then(Value::as_str) == Some(scenario))
+            .find_map(|line| line.get(timeline::trace::LINE_KEY)?.as_str())?;
+        self.traces.iter().find(|t| t.id == id)
+    }
+
+    /// The last trace of the test named `test` (libtest's name, or its end).
+    pub fn last_trace_of(&self, test: &str) -> Option<&Trace> {
+        self.traces.iter().rev().find(|t| {
+            t.test.as_deref().is_some_and(|name| {
+                name == test
+                    || test.ends_with(&format!("::{name}"))
+                    || name.ends_with(&format!("::{test}"))
+            })
+        })
+    }
+
     /// Whether the harness reported a condition of this kind.
     pub fn met(&self, kind: impl Fn(&Condition) -> bool) -> bool {
         self.conditions.iter().any(kind)
@@ -150,7 +186,8 @@ pub fn describe(l: &Localiser, line: &Map<String, Value>) -> String {
     let rank = |k: &str| FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len());
     let mut fields: Vec<(&String, &Value)> = line
         .iter()
-        .filter(|(k, _)| k.as_str() != "scenario")
+        // The scenario is the line's name; its trace is drawn, not listed.
+        .filter(|(k, _)| k.as_str() != "scenario" && k.as_str() != timeline::trace::LINE_KEY)
         .collect();
     fields.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
     fields
@@ -172,18 +209,31 @@ fn field_value(v: &Value) -> String {
         Value::Object(map) => {
             let mut parts: Vec<(i64, &String, String)> = map
                 .iter()
-                .map(|(k, v)| (v.as_i64().unwrap_or(0), k, crate::stages::figure_text(v)))
+                .map(|(k, v)| (v.as_i64().unwrap_or(0), k, value_said(v)))
                 .collect();
             // Biggest counts first, as the harness prints them.
             parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
             parts
                 .into_iter()
-                .map(|(_, k, v)| format!("{v} × {k}"))
+                .map(|(_, k, v)| format!("{v} × {}", words(k)))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
+        other => value_said(other),
+    }
+}
+
+/// A recorded value in the learner's words: the harness's for the values the
+/// tests record ("paid again", a reply's kind), the value itself otherwise.
+pub fn value_said(v: &Value) -> String {
+    match v {
+        Value::String(text) => words(text),
         other => crate::stages::figure_text(other),
     }
+}
+
+fn words(recorded: &str) -> String {
+    harness::observed_in_words(recorded).unwrap_or_else(|| recorded.to_owned())
 }
 
 #[cfg(test)]
@@ -270,12 +320,38 @@ not json
     }
 
     #[test]
+    fn traces_are_read_apart_and_an_observation_names_its_own() {
+        let o = Observations::parse(concat!(
+            r#"{"trace":{"format":1,"id":"7.1","test":"burst","seen":{"statements":true},"end_us":5,"requests":[]}}"#,
+            "\n",
+            r#"{"scenario":"s","payments":1,"trace":"7.1"}"#,
+            "\n",
+        ));
+        assert_eq!(o.traces.len(), 1);
+        assert_eq!(o.lines.len(), 1);
+        assert_eq!(o.unreadable, 0);
+        assert_eq!(o.trace_of("s").map(|t| t.id.as_str()), Some("7.1"));
+        assert_eq!(o.last_trace_of("burst").map(|t| t.id.as_str()), Some("7.1"));
+        assert_eq!(
+            o.last_trace_of("stage3::burst").map(|t| t.id.as_str()),
+            Some("7.1")
+        );
+        assert_eq!(
+            describe(&crate::messages::english(), &o.lines[0]),
+            "payments created: 1",
+            "the trace is drawn, not listed among the figures"
+        );
+    }
+
+    #[test]
     fn lines_read_like_the_results_table() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let o = Observations::parse(LINES);
         let scenarios = o.scenarios();
         assert_eq!(scenarios.len(), 2);
         assert_eq!(
-            describe(&Localiser::english(), scenarios[0].1[1]),
+            describe(&crate::messages::english(), scenarios[0].1[1]),
             "requests: 20 · payments created: 3 · replies: 17 × error: unique violation (23505), 3 × 201 · distinct bodies: 3"
         );
     }

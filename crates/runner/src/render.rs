@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use crate::environment::command;
 use crate::judgement::{Judged, Judgement, Seen};
-use crate::l10n::Localiser;
 use crate::observations::{self, Condition, Observations};
 use crate::run::{PackageRun, RunState, TestStatus};
 use crate::stages::{Observed, Prediction, Stage};
 use crate::state::Progress;
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::Localiser;
+use l10n::t;
 
 /// A judgement as the learner reads it ("✔ right"); "" when nothing was asked.
 pub fn judgement(l: &Localiser, j: Judgement) -> String {
@@ -177,13 +177,13 @@ pub fn observations(l: &Localiser, stage: &Stage, observations: &Observations) {
         } else {
             seen.join("\n")
         };
-        table.add_row([scenario_name(stage, name), text]);
+        table.add_row([scenario_name(l, stage, name), text]);
     }
     ui::print_table(table);
 }
 
-/// A scenario as the learner knows it: the question(s) it answers.
-fn scenario_name(stage: &Stage, scenario: &str) -> String {
+/// A scenario as the learner knows it: the question(s) it answers, or its name.
+fn scenario_name(l: &Localiser, stage: &Stage, scenario: &str) -> String {
     let questions: Vec<&str> = stage
         .predictions
         .iter()
@@ -192,18 +192,13 @@ fn scenario_name(stage: &Stage, scenario: &str) -> String {
         .collect();
     match questions.first() {
         Some(first) => (*first).to_owned(),
-        // "stage3.burst_of_20" reads "burst of 20".
-        None => scenario
-            .rsplit('.')
-            .next()
-            .unwrap_or(scenario)
-            .replace('_', " "),
+        None => t!(l, "observations-scenario", name = scenario),
     }
 }
 
 /// What happened for one prediction, in words.
 pub fn happened(l: &Localiser, p: &Prediction, seen: &Seen) -> String {
-    let shown = seen.shown();
+    let shown = seen.said();
     match &seen.observed {
         Observed::Nothing if seen.without_metric => {
             t!(l, "happened-no-metric", metric = format!("`{}`", p.metric))
@@ -314,7 +309,7 @@ pub fn tests(l: &Localiser, run: &PackageRun) {
                 l,
                 "tests-failed",
                 count = count,
-                message = limit_lines(l, &group.message, 20)
+                message = limit_lines(l, &failure_said(l, &group), 20)
             ),
         };
         if let Some(at) = &group.location {
@@ -332,6 +327,20 @@ pub fn tests(l: &Localiser, run: &PackageRun) {
         println!();
         ui::note(&t!(l, "tests-printed", name = name));
         println!("{}", limit_lines(l, printed, 40));
+    }
+}
+
+/// A failure's message as the learner reads it. A `todo!()` still in the
+/// exercise panics with std's English words (and the exercise's comment):
+/// said in the learner's language, with where it is.
+fn failure_said(l: &Localiser, group: &Group<'_>) -> String {
+    // std's todo!() says "not yet implemented", then ": " and its argument;
+    // where it is follows the message ("(at ...)").
+    match group.message.strip_prefix("not yet implemented") {
+        Some(rest) if group.location.is_some() && (rest.is_empty() || rest.starts_with(": ")) => {
+            t!(l, "tests-todo", said = rest.trim_start_matches(": "))
+        }
+        _ => group.message.clone(),
     }
 }
 
@@ -741,7 +750,7 @@ mod tests {
             stages_file: "stages.toml".into(),
             state_dir: ".workbook".into(),
             stages,
-            l10n: crate::l10n::Localiser::english(),
+            l10n: crate::messages::english(),
         };
         let mut progress = Progress::default();
         let result = |right| PredictionResult {
@@ -764,7 +773,7 @@ mod tests {
 
     #[test]
     fn the_stage_header_speaks_the_learners_language_with_the_stages_twin() {
-        use crate::l10n::{Lang, Localiser};
+        use l10n::Lang;
         let mut stages = crate::stages::parse(crate::stages::tests::ONE).expect("parses");
         let twin = crate::twins::parse(
             "[[stage]]\nnumber = 1\ntitle = \"As tabelas\"\ngoal = \"Crie as duas tabelas.\"\n\
@@ -778,7 +787,7 @@ mod tests {
             stages_file: "stages.toml".into(),
             state_dir: ".workbook".into(),
             stages,
-            l10n: Localiser::new(Lang::BrazilianPortuguese),
+            l10n: crate::messages::localiser(Lang::BrazilianPortuguese),
         };
         let header =
             console::strip_ansi_codes(&super::stage_header_text(&wb, &wb.stages[0])).into_owned();

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::l10n::{Lang, Localiser};
 use crate::run::{PackageRun, TestStatus};
-use crate::t;
+use l10n::t;
+use l10n::{Lang, Localiser};
 
 /// The test target every route package defines (tests/review_routes.rs).
 pub const TEST_TARGET: &str = "review";
@@ -136,7 +136,24 @@ impl Review {
         {
             twin.apply(&mut review);
         }
+        if lang == Lang::Pseudo {
+            review.pseudo();
+        }
         Ok(review)
+    }
+
+    /// The checklist as the pseudo-locale says it (l10n's `pseudo`).
+    fn pseudo(&mut self) {
+        for item in &mut self.items {
+            for text in [&mut item.label, &mut item.question, &mut item.fix] {
+                *text = l10n::pseudo::say(text);
+            }
+        }
+        for route in &mut self.routes {
+            for fault in route.broken.values_mut() {
+                fault.why = l10n::pseudo::say(&fault.why);
+            }
+        }
     }
 
     pub fn item(&self, id: &str) -> Option<&Item> {
@@ -231,9 +248,13 @@ impl Evidence {
             } else if !tests.is_empty() && tests.iter().all(|t| t.status == TestStatus::Passed) {
                 Evidence::Holds
             } else if tests.is_empty() {
-                Evidence::Unknown(format!("no test `{}` ran", item.test))
+                Evidence::Unknown(t!(
+                    crate::messages::RUNNER,
+                    "evidence-no-test-ran",
+                    test = &item.test
+                ))
             } else {
-                Evidence::Unknown("its test did not finish".to_owned())
+                Evidence::Unknown(t!(crate::messages::RUNNER, "evidence-test-did-not-finish"))
             };
             out.insert(item.id.clone(), evidence);
         }

@@ -9,13 +9,13 @@ use std::time::{Duration, SystemTime};
 
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
-use crate::l10n::Localiser;
 use crate::libtest::{self, Failure, Status};
 use crate::observations::{Condition, Observations};
 use crate::state::State;
 use crate::supervise::{End, RunEnv, TestRun, run_tests};
-use crate::t;
 use crate::ui::Spinner;
+use l10n::Localiser;
+use l10n::t;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestStatus {

@@ -3,7 +3,9 @@
 //! - `progress.json`: stages done, and how each prediction turned out;
 //! - `stage-N/answers.json`: the predictions given before stage N ran;
 //! - `stage-N/hints.json`: how many of stage N's hints were shown;
-//! - `stage-N/observations.jsonl`: what the last run of stage N recorded;
+//! - `stage-N/observations.jsonl`: what the last run of stage N recorded (the
+//!   bursts' traces included);
+//! - `stage-N/timeline.json`: which burst's timeline that run showed;
 //! - `stage-N/observed-by-PACKAGE.json`: the figures another package's tests
 //!   recorded for stage N's predictions, while its executables are unchanged;
 //! - `runs/`: the observation files of runs in progress (a run's file goes when
@@ -286,6 +288,49 @@ impl State {
             source,
         })?;
         Ok(path)
+    }
+
+    /// Remembers that the last run of stage `number` showed the timeline of the
+    /// burst `trace` (best effort: `cargo workbook timeline` shows it again).
+    pub fn remember_timeline(&self, number: u32, trace: &str) {
+        let Ok(_lock) = self.lock() else { return };
+        let file = self.stage_dir(number).join("timeline.json");
+        let _ = write_json(&file, &serde_json::json!({ "shown": trace }));
+    }
+
+    /// The burst the last run of stage `number` showed, if it showed one.
+    pub fn shown_timeline(&self, number: u32) -> Option<String> {
+        let value: Value = read_json(&self.stage_dir(number).join("timeline.json")).ok()?;
+        value["shown"].as_str().map(str::to_owned)
+    }
+
+    /// The observations file of stage `number`'s last run.
+    pub fn last_observations(&self, number: u32) -> PathBuf {
+        self.stage_dir(number).join("observations.jsonl")
+    }
+
+    /// The stage whose tests ran last, by its kept observations.
+    pub fn last_run_stage(&self) -> Option<u32> {
+        std::fs::read_dir(&self.dir)
+            .ok()?
+            .flatten()
+            .filter_map(|entry| {
+                let number = entry
+                    .file_name()
+                    .to_str()?
+                    .strip_prefix("stage-")?
+                    .parse::<u32>()
+                    .ok()?;
+                let modified = entry
+                    .path()
+                    .join("observations.jsonl")
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()?;
+                Some((modified, number))
+            })
+            .max()
+            .map(|(_, number)| number)
     }
 
     /// Keeps a run's observations as the stage's last ones.

@@ -121,6 +121,9 @@ fn test_command(exe: &Executable, env: &RunEnv, args: &[&str], server: Server) -
         .env("CARGO_MANIFEST_DIR", &exe.manifest_dir)
         .env("CARGO_PKG_NAME", &exe.package)
         .env("RUST_BACKTRACE", "0")
+        // The tests' messages, the harness's and the server's notes in the
+        // runner's language (`--lang` included, which the environment lacks).
+        .env(l10n::LANG_VARIABLE, l10n::Lang::current().tag())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::l10n::Lang;
 use crate::stages::Stage;
+use l10n::Lang;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,6 +103,24 @@ pub fn apply(stages: &mut [Stage], twin: &TwinFile) {
                 for (choice, label) in p.choices.iter_mut().zip(&tp.choices) {
                     choice.shown.clone_from(label);
                 }
+            }
+        }
+    }
+}
+
+/// The stages' texts as the pseudo-locale says them (`WORKBOOK_LANG=en-XA`):
+/// the English, accented and marked, like the catalogues' (l10n's `pseudo`).
+pub fn pseudo(stages: &mut [Stage]) {
+    let say = |text: &mut String| *text = l10n::pseudo::say(text);
+    for stage in stages {
+        say(&mut stage.title);
+        say(&mut stage.goal);
+        say(&mut stage.outcome);
+        stage.hints.iter_mut().for_each(say);
+        for p in &mut stage.predictions {
+            say(&mut p.question);
+            for choice in &mut p.choices {
+                say(&mut choice.shown);
             }
         }
     }

@@ -10,7 +10,7 @@ use dialoguer::theme::ColorfulTheme;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
-use crate::l10n::Localiser;
+use l10n::Localiser;
 
 // What the environment decides lives in `environment.rs`; `api` still asks here.
 pub use crate::environment::stdout_is_terminal;
@@ -235,14 +235,17 @@ pub struct Spinner {
 impl Spinner {
     /// Starts with no phase, speaking English; `phase` says what is going on.
     pub fn new() -> Self {
-        Self::speaking(&Localiser::english())
+        Self::speaking(&crate::messages::english())
     }
 
     /// Starts with no phase; what the run tells on it is in `l10n`'s language.
     pub fn speaking(l10n: &Localiser) -> Self {
         let bar = Term::stderr().is_term().then(|| {
             let bar = ProgressBar::new_spinner();
-            if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed:.dim}") {
+            // `wide_msg`: a phase longer than the terminal is cut at its edge, not
+            // wrapped in the middle of a word (Portuguese phases run long).
+            if let Ok(s) = ProgressStyle::with_template("{spinner:.cyan} {wide_msg} {elapsed:.dim}")
+            {
                 bar.set_style(s);
             }
             bar.enable_steady_tick(Duration::from_millis(100));

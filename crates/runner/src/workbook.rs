@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::l10n::{Lang, Localiser};
 use crate::stages::{self, Stage};
-use crate::{t, twins};
+use crate::twins;
+use l10n::t;
+use l10n::{Lang, Localiser};
 
 #[derive(Debug, Clone)]
 pub struct Workbook {
@@ -48,6 +49,9 @@ impl Workbook {
             && let Some(twin) = twins::load(&stages_file, l10n.lang())?
         {
             twins::apply(&mut stages, &twin);
+        }
+        if l10n.lang() == Lang::Pseudo {
+            twins::pseudo(&mut stages);
         }
         Ok(Self {
             root,

@@ -1,5 +1,6 @@
 //! Firing concurrent requests, and summarising what they did.
 
+use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
@@ -8,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use l10n::t;
 use payment_model::{PaymentError, Reply};
 use serde::Serialize;
 use tokio::sync::Barrier;
@@ -25,28 +27,39 @@ where
     Fut: Future<Output = T> + Send + 'static,
     T: Send + 'static,
 {
+    // Recorded under the runner: its trace is written when this goes, also while
+    // a panic of a request or of the bound unwinds through here.
+    let burst = crate::trace::Burst::start();
     let start = Arc::new(Barrier::new(n));
-    let tasks: Vec<_> = (0..n)
+    let mut tasks: Vec<(usize, tokio::task::JoinHandle<T>)> = (0..n)
         .map(|i| {
             let start = start.clone();
-            let call = call(i);
-            tokio::spawn(async move {
+            let call = burst.request(i + 1, call(i), answer_of);
+            let task = tokio::spawn(async move {
                 start.wait().await;
                 call.await
-            })
+            });
+            (i + 1, task)
         })
         .collect();
     let all = async {
         let mut results = Vec::with_capacity(n);
-        for task in tasks {
-            match task.await {
-                Ok(result) => results.push(result),
-                Err(e) => std::panic::resume_unwind(e.into_panic()),
-            }
+        for at in 0..tasks.len() {
+            let (done, rest) = tasks.split_at_mut(at + 1);
+            let (request, task) = &mut done[at];
+            let result = (&mut *task).await;
+            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<T>)> =
+                rest.iter_mut().map(|(n, t)| (*n, t)).collect();
+            results.push(burst.joined(*request, result, &mut rest).await);
         }
         results
     };
-    within(BURST_BOUND, &format!("{n} concurrent calls"), all).await
+    within(
+        BURST_BOUND,
+        &t!(crate::messages::MESSAGES, "burst-what", count = n),
+        all,
+    )
+    .await
 }
 
 /// Awaits `future`, or fails the test after `bound` with a message naming `what`.
@@ -59,14 +72,48 @@ pub async fn within<T>(bound: Duration, what: &str, future: impl Future<Output =
                 seconds: bound.as_secs_f64(),
             });
             panic!(
-                "{what} did not finish within {:.1} s: something waits forever (a lock, or a pool with no free connection)",
-                bound.as_secs_f64()
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "bound-exceeded",
+                    what = what,
+                    seconds = crate::messages::MESSAGES
+                        .current()
+                        .decimal(bound.as_secs_f64(), 1)
+                )
             )
         }
     }
 }
 
-/// What a call of `create_payment` ended with, in a learner's words.
+/// What a call ended with, as the outcome records it: a reply's kind, an HTTP
+/// status, or `-` for a value the harness does not read.
+pub(crate) fn answer_of<T: 'static>(out: &T) -> String {
+    let any = out as &dyn Any;
+    if let Some(result) = any.downcast_ref::<Result<Reply, PaymentError>>() {
+        return ReplyKind::of(result).to_string();
+    }
+    if let Some(answer) = any.downcast_ref::<crate::http::Answer>() {
+        return answer.status.to_string();
+    }
+    if let Some(result) = any.downcast_ref::<Result<crate::http::Answer, crate::http::CallError>>()
+    {
+        return match result {
+            Ok(answer) => answer.status.to_string(),
+            Err(crate::http::CallError::TimedOut(_)) => "unanswered".to_owned(),
+            Err(crate::http::CallError::NoAnswer(_)) => "no answer".to_owned(),
+            Err(crate::http::CallError::NotJson { status, .. }) => status.to_string(),
+        };
+    }
+    if let Some(reply) = any.downcast_ref::<Reply>() {
+        return reply.status.to_string();
+    }
+    "-".to_owned()
+}
+
+/// What a call of `create_payment` ended with: recorded by its `Display` (its
+/// [`key`](Self::key), what stages.toml's answer keys name, the same in every
+/// language), said in the learner's words by [`said`](Self::said).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum ReplyKind {
     Status(u16),
@@ -90,14 +137,78 @@ impl ReplyKind {
     }
 }
 
+impl ReplyKind {
+    /// How the outcome records it, the same in every language: `201`,
+    /// `error: pool timed out`, `error: unique violation (23505)`...
+    pub fn key(&self) -> String {
+        match self {
+            Self::Status(status) => status.to_string(),
+            Self::PoolTimedOut => POOL_TIMED_OUT.to_owned(),
+            Self::UniqueViolation => UNIQUE_VIOLATION.to_owned(),
+            Self::LockTimeout => LOCK_TIMEOUT.to_owned(),
+            Self::OtherError(e) => format!("{OTHER_ERROR}{e}"),
+        }
+    }
+
+    /// The kind a [`key`](Self::key) stands for.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Some(match key {
+            POOL_TIMED_OUT => Self::PoolTimedOut,
+            UNIQUE_VIOLATION => Self::UniqueViolation,
+            LOCK_TIMEOUT => Self::LockTimeout,
+            _ => match key.strip_prefix(OTHER_ERROR) {
+                Some(e) => Self::OtherError(e.to_owned()),
+                None => Self::Status(key.parse().ok()?),
+            },
+        })
+    }
+}
+
+const POOL_TIMED_OUT: &str = "error: pool timed out";
+const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
+const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
+const OTHER_ERROR: &str = "error: ";
+
+impl ReplyKind {
+    /// The kind in the learner's words ("error: pool timed out", "erro: o pool
+    /// estourou o acquire timeout").
+    pub fn said(&self) -> String {
+        let m = &crate::messages::MESSAGES;
+        match self {
+            Self::Status(status) => t!(m, "reply-status", status = status.to_string()),
+            Self::PoolTimedOut => t!(m, "reply-pool-timed-out"),
+            Self::UniqueViolation => t!(m, "reply-unique-violation"),
+            Self::LockTimeout => t!(m, "reply-lock-timeout"),
+            Self::OtherError(e) => t!(m, "reply-other-error", error = e),
+        }
+    }
+}
+
+/// The kind's [`key`](ReplyKind::key): what the tests record (`unrelated:
+/// kind.to_string()`), never translated.
 impl fmt::Display for ReplyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
+    }
+}
+
+/// An answer as a failure message shows it: `201 {"amount":100,...}`, or the
+/// error a call ended with.
+pub trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for Reply {
+    fn shown(&self) -> String {
+        format!("{} {}", self.status, self.body)
+    }
+}
+
+impl Shown for Result<Reply, PaymentError> {
+    fn shown(&self) -> String {
         match self {
-            Self::Status(status) => write!(f, "{status}"),
-            Self::PoolTimedOut => write!(f, "error: pool timed out"),
-            Self::UniqueViolation => write!(f, "error: unique violation (23505)"),
-            Self::LockTimeout => write!(f, "error: lock timeout (55P03)"),
-            Self::OtherError(e) => write!(f, "error: {e}"),
+            Ok(reply) => reply.shown(),
+            Err(e) => e.to_string(),
         }
     }
 }
@@ -119,9 +230,7 @@ impl Outcome {
     pub fn new(results: &[Result<Reply, PaymentError>], payments: i64) -> Self {
         let mut replies = BTreeMap::new();
         for result in results {
-            *replies
-                .entry(ReplyKind::of(result).to_string())
-                .or_insert(0) += 1;
+            *replies.entry(ReplyKind::of(result).key()).or_insert(0) += 1;
         }
         let bodies: BTreeSet<String> = results
             .iter()
@@ -143,16 +252,25 @@ impl Outcome {
 
     /// How many calls ended as `kind`.
     pub fn count(&self, kind: ReplyKind) -> usize {
-        self.replies.get(&kind.to_string()).copied().unwrap_or(0)
+        self.replies.get(&kind.key()).copied().unwrap_or(0)
     }
 
-    /// The replies as one line: "20 × 201" or "1 × 201, 19 × error: pool timed out".
+    /// The replies as one line, in the learner's words: "20 × 201" or
+    /// "1 × 201, 19 × error: pool timed out".
     pub fn replies_line(&self) -> String {
         let mut parts: Vec<(usize, &String)> = self.replies.iter().map(|(k, n)| (*n, k)).collect();
         parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         parts
             .iter()
-            .map(|(n, k)| format!("{n} × {k}"))
+            .map(|(n, key)| {
+                let kind = ReplyKind::from_key(key).map_or_else(|| (*key).clone(), |k| k.said());
+                t!(
+                    crate::messages::MESSAGES,
+                    "outcome-replies-part",
+                    count = n.to_string(),
+                    kind = kind
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -180,7 +298,8 @@ impl Outcome {
 
 /// Writes what a test saw where the runner reads it: one JSON line
 /// `{"scenario": ..., <the fields of what>}` appended to the file named by
-/// `WORKBOOK_OBSERVATIONS`. Does nothing when that is unset.
+/// `WORKBOOK_OBSERVATIONS`, with `"trace": <id>` when the test fired a burst
+/// before (its trace, in the same file). Does nothing when that is unset.
 ///
 /// The runner shows these figures beside the learner's predictions, and `just
 /// verify` checks the answer keys of `stages.toml` against them.
@@ -194,6 +313,10 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     let mut line = serde_json::Map::new();
     line.insert("scenario".to_owned(), scenario.into());
     line.extend(fields);
+    // The burst this test fired last: its timeline goes with these figures.
+    if let Some(trace) = crate::trace::last_trace_id() {
+        line.insert(timeline::trace::LINE_KEY.to_owned(), trace.into());
+    }
     if let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -210,7 +333,12 @@ impl Outcome {
         let mut table = Table::new();
         table
             .load_style(UTF8_FULL_CONDENSED)
-            .set_header(["requests", "payments created", "replies", "distinct bodies"])
+            .set_header([
+                t!(crate::messages::MESSAGES, "outcome-column-requests"),
+                t!(crate::messages::MESSAGES, "outcome-column-payments"),
+                t!(crate::messages::MESSAGES, "outcome-column-replies"),
+                t!(crate::messages::MESSAGES, "outcome-column-distinct-bodies"),
+            ])
             .add_row([
                 self.requests.to_string(),
                 self.payments.to_string(),
@@ -224,30 +352,22 @@ impl Outcome {
 /// One line, for failure messages: "20 requests: 1 payment; 20 × 201; 1 distinct body".
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let plural = |n: i64, one: &str, many: &str| {
-            if n == 1 {
-                format!("{n} {one}")
-            } else {
-                format!("{n} {many}")
-            }
-        };
-        write!(
-            f,
-            "{} requests: {}; {}; {}",
-            self.requests,
-            plural(self.payments, "payment", "payments"),
-            self.replies_line(),
-            plural(
-                self.distinct_bodies as i64,
-                "distinct body",
-                "distinct bodies"
-            ),
-        )
+        let said = t!(
+            crate::messages::MESSAGES,
+            "outcome-line",
+            requests = self.requests,
+            payments = self.payments,
+            replies = self.replies_line(),
+            bodies = self.distinct_bodies
+        );
+        f.write_str(&said)
     }
 }
 
 /// What a second request with a used key and another body got, in one word:
-/// `replayed` (the first answer), `refused` (422) or `paid again`.
+/// `replayed` (the first answer), `refused` (422) or `paid again`. These are
+/// the values stages.toml's answer keys name; the runner shows them in the
+/// learner's words ([`observed_in_words`]).
 pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_json::Value {
     let second = if second == first {
         "replayed"
@@ -259,4 +379,25 @@ pub fn second_request(first: &Reply, second: &Reply, payments: i64) -> serde_jso
         "other"
     };
     serde_json::json!({ "second": second })
+}
+
+/// A value a test records for the runner (`observe`: `"paid again"`,
+/// `"replayed"`, a reply's kind...), in the learner's words: `None` when the
+/// harness has no words for it (a figure, a SQLSTATE), shown as it is.
+pub fn observed_in_words(value: &str) -> Option<String> {
+    if let Some(kind) = ReplyKind::from_key(value) {
+        return Some(kind.said());
+    }
+    // "paid again" is `observed-paid-again`, "A's answer" `observed-a-s-answer`.
+    let slug: Vec<String> = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if slug.is_empty() {
+        return None;
+    }
+    crate::messages::MESSAGES
+        .current()
+        .try_say(&format!("observed-{}", slug.join("-")))
 }

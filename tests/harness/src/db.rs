@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use l10n::t;
+use sqlx::postgres::{PgConnectOptions, PgPool};
 use sqlx::{AssertSqlSafe, Connection, Executor, PgConnection, Row};
 use tokio::sync::{OnceCell, OwnedSemaphorePermit, Semaphore};
 
@@ -14,6 +15,7 @@ use postgres_provisioning::{Backend, BackendChoice, NoServer, at_exit, owner, wi
 use crate::admin::{Admin, Statement, copy_strategy};
 use crate::burst::fire_concurrently;
 use crate::condition::{Condition, report};
+use crate::pool::{PoolSize, pool_on};
 use crate::server::backend;
 
 /// Why a test could not have its database; every message names the way out.
@@ -25,43 +27,29 @@ pub enum TestDbError {
     /// No server at all: the message lists what was tried and the ways out.
     #[error(transparent)]
     NoServer(&'static NoServer),
-    #[error("harness: the connection budget closed ({0}); run the tests again")]
     BudgetClosed(#[source] tokio::sync::AcquireError),
-    #[error(
-        "harness: cannot connect to {to}: {source}; run the tests again \
-         (`cargo workbook doctor` shows which server they use)"
-    )]
     Connect {
         to: Target,
         #[source]
         source: sqlx::Error,
     },
     /// The role may not create databases (SQLSTATE 42501 on CREATE DATABASE).
-    #[error("harness: could not create {what}: {}", without_createdb(.role))]
-    CreateDenied { what: Target, role: String },
-    #[error(
-        "harness: could not create {what}: {source}; run the tests again \
-         (`cargo workbook doctor` shows which server they use)"
-    )]
+    CreateDenied {
+        what: Target,
+        role: String,
+    },
     Create {
         what: Target,
         #[source]
         source: sqlx::Error,
     },
     /// The schema's SQL fails on a fresh database: the learner's file to fix.
-    #[error(
-        "The migration in {file} does not apply: {source}\n\
-         Fix the SQL in that file and run {again} again.", again = run_again(.file)
-    )]
     Migration {
         file: &'static str,
         #[source]
         source: sqlx::Error,
     },
     /// A test panicked while it registered a schema's template.
-    #[error(
-        "harness: a test panicked while it registered a template database; run the tests again"
-    )]
     RegistryPoisoned,
     /// The template of this schema could not be made (for an earlier test of this
     /// process too).
@@ -82,11 +70,50 @@ pub enum Target {
 
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Target::Server => "the server",
-            Target::TestDatabase => "the test database",
-            Target::Template => "a template database",
+        let m = &crate::messages::MESSAGES;
+        f.write_str(&match self {
+            Target::Server => t!(m, "target-server"),
+            Target::TestDatabase => t!(m, "target-test-database"),
+            Target::Template => t!(m, "target-template"),
         })
+    }
+}
+
+impl std::fmt::Display for TestDbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        let said = match self {
+            Self::NoServer(e) => e.to_string(),
+            Self::BudgetClosed(e) => t!(m, "db-budget-closed", error = e.to_string()),
+            Self::Connect { to, source } => t!(
+                m,
+                "db-cannot-connect",
+                target = to.to_string(),
+                error = source.to_string()
+            ),
+            Self::CreateDenied { what, role } => t!(
+                m,
+                "db-create-denied",
+                target = what.to_string(),
+                why = without_createdb(role)
+            ),
+            Self::Create { what, source } => t!(
+                m,
+                "db-cannot-create",
+                target = what.to_string(),
+                error = source.to_string()
+            ),
+            Self::Migration { file, source } => t!(
+                m,
+                "db-migration",
+                file = *file,
+                error = source.to_string(),
+                again = run_again(file)
+            ),
+            Self::RegistryPoisoned => t!(m, "db-registry-poisoned"),
+            Self::Template(e) => e.to_string(),
+        };
+        f.write_str(&said)
     }
 }
 
@@ -100,8 +127,12 @@ fn run_again(file: &str) -> String {
         .and_then(|rest| rest.split('-').next())
         .and_then(|n| n.parse::<u32>().ok());
     match stage {
-        Some(n) => format!("`cargo workbook stage {n}`"),
-        None => "the tests".to_owned(),
+        Some(n) => t!(
+            crate::messages::MESSAGES,
+            "run-again-stage",
+            number = n.to_string()
+        ),
+        None => t!(crate::messages::MESSAGES, "run-again-tests"),
     }
 }
 
@@ -119,34 +150,6 @@ impl Schema {
     }
 }
 
-/// How many connections a test's pool may open, and how long a caller waits for one.
-#[derive(Debug, Clone, Copy)]
-pub struct PoolSize {
-    pub max_connections: u32,
-    pub acquire_timeout: Duration,
-}
-
-impl PoolSize {
-    /// A pool of `max_connections`, with the harness's short acquire timeout.
-    pub const fn of(max_connections: u32) -> Self {
-        Self {
-            max_connections,
-            acquire_timeout: Self::ACQUIRE_TIMEOUT,
-        }
-    }
-
-    /// Short enough that a deadlocked pool fails a test in seconds; long enough that
-    /// a healthy burst of 20 never comes near it (a burst takes 6-12 ms here).
-    pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
-
-    pub const fn with_acquire_timeout(self, acquire_timeout: Duration) -> Self {
-        Self {
-            acquire_timeout,
-            ..self
-        }
-    }
-}
-
 /// How long a warm pool's logins may take in all, before the test begins.
 pub const WARM_UP_BOUND: Duration = Duration::from_secs(30);
 
@@ -155,6 +158,9 @@ pub struct TestDb {
     name: String,
     options: PgConnectOptions,
     admin: PgConnectOptions,
+    /// The relay its pools go through while bursts are recorded (made with the
+    /// first pool).
+    relay: OnceLock<Option<crate::trace::Relay>>,
     _budget: OwnedSemaphorePermit,
 }
 
@@ -203,6 +209,7 @@ impl TestDb {
             options: backend.admin.clone().database(&name),
             admin: backend.admin.clone(),
             name,
+            relay: OnceLock::new(),
             _budget: budget,
         })
     }
@@ -243,7 +250,17 @@ impl TestDb {
     }
 
     /// A pool on this database, connections opened lazily as callers ask for them.
+    ///
+    /// While bursts are recorded (under the runner), its connections are named
+    /// after the request that takes them and go through a relay that reads what
+    /// they send: see the `trace` module.
     pub fn pool(&self, size: PoolSize) -> PgPool {
+        if crate::trace::enabled() {
+            let relay = self
+                .relay
+                .get_or_init(|| crate::trace::Relay::start(&self.options));
+            return crate::trace::pool(relay.as_ref(), &self.options, size);
+        }
         pool_on(&self.options, size)
     }
 
@@ -283,19 +300,34 @@ impl TestDb {
                     });
                     match e {
                         sqlx::Error::PoolTimedOut => panic!(
-                            "harness: the server let only {} of {} connections log in within \
-                             {} s (before the test began: not a fault of the code under test)",
-                            held.len(),
-                            size.max_connections,
-                            WARM_UP_BOUND.as_secs()
+                            "{}",
+                            t!(
+                                crate::messages::MESSAGES,
+                                "db-logins-too-slow",
+                                opened = held.len().to_string(),
+                                wanted = size.max_connections.to_string(),
+                                seconds = WARM_UP_BOUND.as_secs().to_string()
+                            )
                         ),
                         e => panic!(
-                            "harness: could not open {} connections: {e}",
-                            size.max_connections
+                            "{}",
+                            t!(
+                                crate::messages::MESSAGES,
+                                "db-connections-not-opened",
+                                wanted = size.max_connections.to_string(),
+                                error = e.to_string()
+                            )
                         ),
                     }
                 }
-                Err(e) => panic!("harness: opening a connection failed: {e}"),
+                Err(e) => panic!(
+                    "{}",
+                    t!(
+                        crate::messages::MESSAGES,
+                        "db-opening-failed",
+                        error = e.to_string()
+                    )
+                ),
             }
         }
         drop(held);
@@ -304,11 +336,27 @@ impl TestDb {
 
     /// A connection of its own, outside any pool.
     pub async fn connect(&self) -> PgConnection {
-        match PgConnection::connect_with(&self.options).await {
+        self.connect_with(&self.options).await
+    }
+
+    /// A connection of its own that PostgreSQL (and a burst's trace) knows by
+    /// `application_name`.
+    pub(crate) async fn connect_as(&self, application_name: &str) -> PgConnection {
+        self.connect_with(&self.options.clone().application_name(application_name))
+            .await
+    }
+
+    async fn connect_with(&self, options: &PgConnectOptions) -> PgConnection {
+        match PgConnection::connect_with(options).await {
             Ok(conn) => conn,
             Err(e) => panic!(
-                "harness: cannot connect to the test database {}: {e}",
-                self.name
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "db-cannot-connect-to",
+                    name = &self.name,
+                    error = e.to_string()
+                )
             ),
         }
     }
@@ -317,7 +365,15 @@ impl TestDb {
     pub async fn execute(&self, sql: &'static str) {
         let mut conn = self.connect().await;
         if let Err(e) = conn.execute(sql).await {
-            panic!("harness: arranging the test failed on {sql:?}: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "db-arranging-failed",
+                    sql = format!("{sql:?}"),
+                    error = e.to_string()
+                )
+            );
         }
         let _ = conn.close().await;
     }
@@ -332,7 +388,15 @@ impl TestDb {
         let mut conn = self.connect().await;
         let count = match sqlx::query_scalar::<_, i64>(sql).fetch_one(&mut conn).await {
             Ok(count) => count,
-            Err(e) => panic!("harness: {sql:?} failed: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "db-count-failed",
+                    sql = format!("{sql:?}"),
+                    error = e.to_string()
+                )
+            ),
         };
         let _ = conn.close().await;
         count
@@ -341,11 +405,13 @@ impl TestDb {
     /// What the pool and the server's sessions are doing, for a failure message:
     /// the pool's size and idle connections, and `pg_stat_activity` for this database.
     pub async fn describe(&self, pool: &PgPool) -> String {
-        let mut text = format!(
-            "pool: {} open of {} at most, {} idle",
-            pool.size(),
-            pool.options().get_max_connections(),
-            pool.num_idle()
+        let m = &crate::messages::MESSAGES;
+        let mut text = t!(
+            m,
+            "pool-state",
+            open = pool.size().to_string(),
+            max = pool.options().get_max_connections().to_string(),
+            idle = pool.num_idle().to_string()
         );
         let sessions = async {
             let mut conn = PgConnection::connect_with(&self.options).await?;
@@ -363,7 +429,7 @@ impl TestDb {
         };
         match tokio::time::timeout(Duration::from_secs(2), sessions).await {
             Ok(Ok(rows)) if rows.is_empty() => {
-                text.push_str("; server: no sessions on this database")
+                text.push_str(&format!("; {}", t!(m, "pool-no-sessions")))
             }
             Ok(Ok(rows)) => {
                 let parts: Vec<String> = rows
@@ -373,24 +439,34 @@ impl TestDb {
                         let wait_type: String = row.get("wait_event_type");
                         let wait_event: String = row.get("wait_event");
                         let n: i64 = row.get("n");
+                        let n = n.to_string();
                         match (wait_type.as_str(), wait_event.as_str()) {
-                            ("-", _) => format!("{n} {state}"),
+                            ("-", _) => t!(m, "pool-session", count = n, state = state),
                             // Not a lock wait: the server waits for the application
                             // to send its next command, and the application sends none.
-                            ("Client", "ClientRead") => format!(
-                                "{n} {state} (wait_event ClientRead: waiting for the application's next command, not for a lock)"
+                            ("Client", "ClientRead") => {
+                                t!(m, "pool-session-client-read", count = n, state = state)
+                            }
+                            _ => t!(
+                                m,
+                                "pool-session-waiting",
+                                count = n,
+                                state = state,
+                                wait = format!("{wait_type}/{wait_event}")
                             ),
-                            _ => format!("{n} {state} waiting on {wait_type}/{wait_event}"),
                         }
                     })
                     .collect();
                 text.push_str(&format!(
-                    "; server sessions (pg_stat_activity): {}",
-                    parts.join(", ")
+                    "; {}",
+                    t!(m, "pool-sessions", sessions = parts.join(", "))
                 ));
             }
-            Ok(Err(e)) => text.push_str(&format!("; pg_stat_activity unavailable: {e}")),
-            Err(_) => text.push_str("; pg_stat_activity did not answer within 2 s"),
+            Ok(Err(e)) => text.push_str(&format!(
+                "; {}",
+                t!(m, "pool-activity-unavailable", error = e.to_string())
+            )),
+            Err(_) => text.push_str(&format!("; {}", t!(m, "pool-activity-silent"))),
         }
         text
     }
@@ -445,16 +521,6 @@ impl Drop for TestDb {
         // gone on return.
         let _ = Admin::of(&self.admin).run_blocking(Statement::Drop { name });
     }
-}
-
-/// A pool on `options`, connections opened lazily as callers ask for them.
-pub(crate) fn pool_on(options: &PgConnectOptions, size: PoolSize) -> PgPool {
-    PgPoolOptions::new()
-        .max_connections(size.max_connections)
-        .acquire_timeout(size.acquire_timeout)
-        // A fresh test database has nothing to check; skip the round trip.
-        .test_before_acquire(false)
-        .connect_lazy_with(options.clone())
 }
 
 /// Runs `create` (a CREATE DATABASE, completed with the copy strategy) on the
@@ -591,6 +657,8 @@ mod tests {
 
     #[test]
     fn a_stages_migration_is_fixed_and_run_again_with_the_stages_command() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         assert_eq!(
             run_again("exercises/stage8-key-per-client/migrations/0001_clients.sql"),
             "`cargo workbook stage 8`"
@@ -605,6 +673,8 @@ mod tests {
 
     #[test]
     fn a_role_without_createdb_is_named_with_the_grant_that_fixes_it() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         let why = TestDbError::CreateDenied {
             what: Target::TestDatabase,
             role: "app".to_owned(),
@@ -622,6 +692,8 @@ mod tests {
 
     #[test]
     fn a_server_that_cannot_be_reached_or_used_points_at_doctor() {
+        // The words checked here are the English catalogue's.
+        l10n::Lang::English.set_current();
         for why in [
             TestDbError::Connect {
                 to: Target::Server,

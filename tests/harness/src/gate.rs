@@ -7,10 +7,11 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use payment_model::{PaymentError, Reply};
 use sqlx::{Connection, Executor, PgConnection};
 
-use crate::burst::BURST_BOUND;
+use crate::burst::{BURST_BOUND, answer_of};
 use crate::db::TestDb;
 
 /// The advisory lock the gate holds; payments for the gated order wait on it.
@@ -36,16 +37,31 @@ impl PaymentGate {
              CREATE TRIGGER wait_at_gate BEFORE INSERT ON payments
                FOR EACH ROW EXECUTE FUNCTION wait_at_gate();"
         );
-        let mut holder = db.connect().await;
+        // Named, so that a burst's trace says a request waits for the test.
+        let mut holder = db.connect_as(crate::trace::GATE_NAME).await;
         if let Err(e) = holder.execute(sqlx::AssertSqlSafe(trigger)).await {
-            panic!("harness: could not install the payment gate: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-install",
+                    error = e.to_string()
+                )
+            );
         }
         if let Err(e) = sqlx::query("SELECT pg_advisory_lock($1)")
             .bind(GATE_LOCK)
             .execute(&mut holder)
             .await
         {
-            panic!("harness: could not close the payment gate: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-close",
+                    error = e.to_string()
+                )
+            );
         }
         PaymentGate { holder }
     }
@@ -56,7 +72,7 @@ impl PaymentGate {
             db,
             HELD_AT_GATE,
             n,
-            &format!("{n} request(s) to reach the payment gate"),
+            &t!(crate::messages::MESSAGES, "gate-what-reach", count = n),
         )
         .await;
     }
@@ -71,7 +87,7 @@ impl PaymentGate {
         n: i64,
         request: &tokio::task::JoinHandle<T>,
     ) {
-        let what = format!("{n} request(s) to reach the payment gate");
+        let what = t!(crate::messages::MESSAGES, "gate-what-reach", count = n);
         wait_for_sessions_unless(db, HELD_AT_GATE, n, &what, || request.is_finished()).await;
     }
 
@@ -121,7 +137,11 @@ pub async fn wait_for_lock_waiters(db: &TestDb, n: i64) {
         db,
         WAITING_ON_A_KEY,
         n,
-        &format!("{n} duplicate(s) to wait on the key's lock"),
+        &t!(
+            crate::messages::MESSAGES,
+            "gate-what-lock-waiters",
+            count = n
+        ),
     )
     .await;
 }
@@ -149,40 +169,79 @@ where
     Fut: Future<Output = Result<Reply, PaymentError>> + Send + 'static,
 {
     let gate = PaymentGate::close(db, order_id).await;
-    let first = tokio::spawn(call(0));
+    // Recorded under the runner, from the first request on (see `trace`).
+    let burst = crate::trace::Burst::start();
+    let mut first = tokio::spawn(burst.request(1, call(0), answer_of));
     let mut watch = db.connect().await;
     wait_for(
         &mut watch,
-        "the first request to reach the payment gate",
+        &t!(crate::messages::MESSAGES, "gate-what-first-reach"),
         |held, _| held >= 1 || first.is_finished(),
     )
     .await;
 
-    let duplicates: Vec<_> = (1..n).map(|i| tokio::spawn(call(i))).collect();
+    let mut duplicates: Vec<(usize, tokio::task::JoinHandle<Fut::Output>)> = (1..n)
+        .map(|i| {
+            (
+                i + 1,
+                tokio::spawn(burst.request(i + 1, call(i), answer_of)),
+            )
+        })
+        .collect();
     let expected = n.saturating_sub(1);
     let first_held = usize::from(!first.is_finished());
     wait_for(
         &mut watch,
-        &format!("{expected} duplicate(s) to arrive while the first request is held"),
+        &t!(
+            crate::messages::MESSAGES,
+            "gate-what-duplicates-arrive",
+            count = expected
+        ),
         |held, waiting| {
             // Answered or panicked: either way it came and went while the first was held.
-            let ended = duplicates.iter().filter(|d| d.is_finished()).count();
+            let ended = duplicates.iter().filter(|(_, d)| d.is_finished()).count();
             held.saturating_sub(first_held) + waiting + ended >= expected
         },
     )
     .await;
+    if burst.is_on() {
+        // Who holds each lock is asked while it is still held (see `holders_asked`).
+        let waits: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&mut watch)
+        .await
+        .unwrap_or(0);
+        burst
+            .holders_asked(usize::try_from(waits).unwrap_or(0))
+            .await;
+    }
     let _ = watch.close().await;
     gate.open().await;
 
     let all = async {
         let mut results = Vec::with_capacity(n);
-        results.push(joined(first.await));
-        for duplicate in duplicates {
-            results.push(joined(duplicate.await));
+        let result = (&mut first).await;
+        let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<Fut::Output>)> =
+            duplicates.iter_mut().map(|(n, d)| (*n, d)).collect();
+        results.push(burst.joined(1, result, &mut rest).await);
+        for at in 0..duplicates.len() {
+            let (done, later) = duplicates.split_at_mut(at + 1);
+            let (request, task) = &mut done[at];
+            let result = (&mut *task).await;
+            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<Fut::Output>)> =
+                later.iter_mut().map(|(n, d)| (*n, d)).collect();
+            results.push(burst.joined(*request, result, &mut rest).await);
         }
         results
     };
-    crate::within(BURST_BOUND, &format!("{n} calls with one key"), all).await
+    let what = t!(
+        crate::messages::MESSAGES,
+        "gate-what-calls-one-key",
+        count = n
+    );
+    crate::within(BURST_BOUND, &what, all).await
 }
 
 /// Polls (bounded) the sessions held at the gate and waiting on a key until
@@ -200,16 +259,29 @@ async fn wait_for(conn: &mut PgConnection, what: &str, done: impl Fn(usize, usiz
                 usize::try_from(held).unwrap_or(0),
                 usize::try_from(waiting).unwrap_or(0),
             ),
-            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-watch",
+                    error = e.to_string()
+                )
+            ),
         };
         if done(held, waiting) {
             return;
         }
         if Instant::now() > deadline {
             panic!(
-                "waited {:.0} s for {what}: {held} session(s) held at the payment gate, \
-                 {waiting} waiting on a key's lock",
-                CONDITION_BOUND.as_secs_f64()
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-waited-held",
+                    seconds = CONDITION_BOUND.as_secs().to_string(),
+                    what = what,
+                    held = held.to_string(),
+                    waiting = waiting.to_string()
+                )
             );
         }
         // Polling a condition, not timing a race: the bound above is what matters.
@@ -235,7 +307,14 @@ async fn wait_for_sessions_unless(
     loop {
         let seen: i64 = match sqlx::query_scalar(count_sql).fetch_one(&mut conn).await {
             Ok(seen) => seen,
-            Err(e) => panic!("harness: could not watch the server's sessions: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-cannot-watch",
+                    error = e.to_string()
+                )
+            ),
         };
         if seen >= n {
             let _ = conn.close().await;
@@ -243,14 +322,20 @@ async fn wait_for_sessions_unless(
         }
         if ended() {
             panic!(
-                "waiting for {what}: the request ended without getting there (see its panic \
-                 or its answer above; a todo!() not yet written?)"
+                "{}",
+                t!(crate::messages::MESSAGES, "gate-ended-first", what = what)
             );
         }
         if Instant::now() > deadline {
             panic!(
-                "waited {:.0} s for {what}, saw {seen}",
-                CONDITION_BOUND.as_secs_f64()
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "gate-waited-saw",
+                    seconds = CONDITION_BOUND.as_secs().to_string(),
+                    what = what,
+                    seen = seen.to_string()
+                )
             );
         }
         // Polling a condition, not timing a race: the bound above is what matters.
@@ -303,11 +388,14 @@ where
     }
     .to_body();
     let gate = PaymentGate::close(db, SLOW_ORDER).await;
-    let first = tokio::spawn(call("slow-key", slow_body.clone()));
+    // Recorded under the runner: #1 the slow request, #2 to #20 its duplicates,
+    // #21 the request for another key.
+    let burst = crate::trace::Burst::start();
+    let first = tokio::spawn(burst.request(1, call("slow-key", slow_body.clone()), answer_of));
     gate.wait_until_held(db, 1).await;
 
     let mut duplicates: Vec<_> = (0..19)
-        .map(|_| tokio::spawn(call("slow-key", slow_body.clone())))
+        .map(|i| tokio::spawn(burst.request(i + 2, call("slow-key", slow_body.clone()), answer_of)))
         .collect();
     let connections_left = i64::from(pool.options().get_max_connections()) - 1;
     wait_for_lock_waiters(db, connections_left).await;
@@ -325,7 +413,7 @@ where
     let unrelated = crate::within(
         pool.options().get_acquire_timeout() + CONDITION_BOUND,
         "the request for an unrelated key",
-        call("other-key", other_body),
+        burst.request(21, call("other-key", other_body), answer_of),
     )
     .await;
 
@@ -338,8 +426,8 @@ where
     };
     let mut answered = Vec::new();
     let duplicates_answered_while_held = tokio::time::timeout_at(answered_by, async {
-        for handle in duplicates.iter_mut() {
-            answered.push(joined(handle.await));
+        for (at, handle) in duplicates.iter_mut().enumerate() {
+            answered.push(joined(&burst, at + 2, handle.await));
         }
     })
     .await
@@ -348,15 +436,17 @@ where
     // running was not answered while the first request was held; it is stopped
     // rather than awaited (code that asks the pool for a second connection would
     // hold it up for another acquire timeout) and left out of `duplicates`.
-    for handle in duplicates.iter_mut().skip(answered.len()) {
+    for (at, handle) in duplicates.iter_mut().enumerate().skip(answered.len()) {
         if handle.is_finished() {
-            answered.push(joined(handle.await));
+            answered.push(joined(&burst, at + 2, handle.await));
         } else {
             handle.abort();
         }
     }
     gate.open().await;
     let first = joined(
+        &burst,
+        1,
         crate::within(
             CONDITION_BOUND,
             "the slow request after the gate opened",
@@ -374,9 +464,18 @@ where
     }
 }
 
-fn joined<T>(result: Result<T, tokio::task::JoinError>) -> T {
+/// The value of request `n`'s task, or its panic, recorded and resumed.
+fn joined<T>(
+    burst: &crate::trace::Burst,
+    n: usize,
+    result: Result<T, tokio::task::JoinError>,
+) -> T {
     match result {
         Ok(value) => value,
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => {
+            let payload = e.into_panic();
+            burst.panicked(n, &*payload);
+            std::panic::resume_unwind(payload)
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use l10n::t;
 use payment_model::Reply;
 use serde_json::Value;
 use tokio::net::TcpListener;
@@ -18,12 +19,19 @@ where
 {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
-        .expect("a free port on 127.0.0.1");
-    let addr = listener.local_addr().expect("the listener has an address");
+        .unwrap_or_else(|e| no_free_port(&e));
+    let addr = listener.local_addr().unwrap_or_else(|e| no_free_port(&e));
     let running = server(listener);
     tokio::spawn(async move {
         if let Err(e) = running.await {
-            panic!("the server stopped: {e}");
+            panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "http-server-stopped",
+                    error = e.to_string()
+                )
+            );
         }
     });
     addr
@@ -93,20 +101,44 @@ impl Answer {
     }
 }
 
+fn no_free_port(e: &std::io::Error) -> ! {
+    panic!(
+        "{}",
+        t!(
+            crate::messages::MESSAGES,
+            "http-no-free-port",
+            error = e.to_string()
+        )
+    )
+}
+
 /// Why a call brought back no answer a test can read.
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
     /// No whole answer within the call's bound ([`Call::within`]): a server that
     /// hangs.
-    #[error("no answer within {} s", .0.as_secs())]
     TimedOut(Duration),
     /// The connection failed or closed before a whole answer came: a server that
     /// panicked (axum closes the connection without answering), or none listening.
-    #[error("no HTTP answer ({0})")]
     NoAnswer(#[source] reqwest::Error),
     /// An answer whose body is not JSON.
-    #[error("status {status} with a body that is not JSON: {body:?}")]
     NotJson { status: u16, body: String },
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &crate::messages::MESSAGES;
+        f.write_str(&match self {
+            Self::TimedOut(bound) => t!(m, "http-timed-out", seconds = bound.as_secs().to_string()),
+            Self::NoAnswer(e) => t!(m, "http-no-answer", error = e.to_string()),
+            Self::NotJson { status, body } => t!(
+                m,
+                "http-not-json",
+                status = status.to_string(),
+                body = format!("{body:?}")
+            ),
+        })
+    }
 }
 
 /// A request to a stage's server: a JSON body, and the headers the stages read.
@@ -127,10 +159,14 @@ impl Call {
 
     /// `method path` to the server at `addr`, with `body` as JSON.
     pub fn new(addr: SocketAddr, method: reqwest::Method, path: &str, body: &str) -> Self {
-        let request = reqwest::Client::new()
+        let mut request = reqwest::Client::new()
             .request(method.clone(), format!("http://{addr}{path}"))
             .header("content-type", "application/json")
             .body(body.to_owned());
+        // In a recorded burst: which request this is, for a server made `traced`.
+        if let Some(tag) = crate::trace::request_header() {
+            request = request.header(crate::trace::REQUEST_HEADER, tag);
+        }
         Self {
             method,
             path: path.to_owned(),
@@ -175,8 +211,24 @@ impl Call {
         let what = format!("{} {}", self.method, self.path);
         match self.try_send().await {
             Ok(answer) => answer,
-            Err(e @ CallError::NotJson { .. }) => panic!("{what} got {e}"),
-            Err(e) => panic!("{what} got {e}; did the server panic (a todo!() not yet written)?"),
+            Err(e @ CallError::NotJson { .. }) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "http-got",
+                    call = what,
+                    error = e.to_string()
+                )
+            ),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "http-got-server-panicked",
+                    call = what,
+                    error = e.to_string()
+                )
+            ),
         }
     }
 

@@ -20,29 +20,41 @@ mod condition;
 mod db;
 mod gate;
 mod http;
+mod messages;
+mod pool;
 pub mod provider;
 pub mod replication;
 mod scenario;
 mod server;
+mod trace;
 mod wire;
+
+/// The workbook's one localisation mechanism: the tests' messages are said
+/// through it too (`l10n::Catalogue`, `t!`).
+pub use l10n::{self, catalogue, t};
 
 /// The fault-injecting proxy, a crate of its own since `workbook probe` uses it too.
 pub use fault_proxy as proxy;
 
-pub use burst::{Outcome, ReplyKind, fire_concurrently, observe, second_request, within};
+pub use burst::{
+    Outcome, ReplyKind, Shown, fire_concurrently, observe, observed_in_words, second_request,
+    within,
+};
 pub use condition::{Condition, report};
-pub use db::{PoolSize, Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
+pub use db::{Schema, Target, TestDb, TestDbError, WARM_UP_BOUND};
 pub use gate::{
     PaymentGate, SLOW_ORDER, SlowRequest, fire_while_first_is_held, slow_first_request,
     wait_for_lock_waiters, wait_for_table_lock_waiters,
 };
 pub use http::{Answer, Call, CallError, StalledBody, post_a_body_that_stops, serve};
+pub use pool::PoolSize;
 pub use replication::{Pair, Server, ServerSettings};
 pub use scenario::{
     FailedPayment, FailedPaymentReturned, LaterRetry, TwoKeys, failed_payment_as_it_returns,
     failed_payment_retried, later_retry, refuse_keys, refuse_order_13, refused_payments, two_keys,
 };
 pub use server::backend;
+pub use trace::{last_trace, record_traces, traced};
 pub use wire::{WireLog, WireRelay};
 
 /// Finding and starting the server, a crate of its own since the runner's

@@ -26,7 +26,8 @@ pub use postgres_provisioning::{
     Lsn, PrimaryState, STANDBY_NAME, Server, StandbyPair, StandbyState, WalSender,
 };
 
-use crate::db::{PoolSize, Schema, TestDbError, pool_on};
+use crate::db::{Schema, TestDbError};
+use crate::pool::{PoolSize, pool_on};
 
 /// A `postgresql.conf` of the package under test (stage 13's `primary.conf`), and
 /// the file it comes from (named when a line of it cannot be read).

@@ -6,7 +6,8 @@
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::PgPool;
 
-use crate::db::{PoolSize, TestDb};
+use crate::db::TestDb;
+use crate::pool::PoolSize;
 
 /// The body of a payment request.
 fn body(order_id: i64, amount: i32) -> String {
@@ -32,10 +33,10 @@ pub async fn later_retry(
     let pool = db.pool(PoolSize::of(2));
     let first = create_payment(&pool, "key-1", &body(1, 100))
         .await
-        .expect("the first request pays");
+        .unwrap_or_else(|e| failed("scenario-first-request-failed", "key-1", &e));
     let retry = create_payment(&pool, "key-1", &body(1, 100))
         .await
-        .expect("the retry is answered");
+        .unwrap_or_else(|e| failed("scenario-retry-failed", "key-1", &e));
     LaterRetry {
         first,
         retry,
@@ -62,15 +63,27 @@ pub async fn two_keys(
     let pool = db.pool(PoolSize::of(2));
     let a = create_payment(&pool, "key-a", &body(1, 100))
         .await
-        .expect("key-a pays");
+        .unwrap_or_else(|e| failed("scenario-key-failed", "key-a", &e));
     let b = create_payment(&pool, "key-b", &body(1, 100))
         .await
-        .expect("key-b pays");
+        .unwrap_or_else(|e| failed("scenario-key-failed", "key-b", &e));
     TwoKeys {
         a,
         b,
         payments: db.payment_count().await,
     }
+}
+
+/// A scenario's request that had to succeed failed: the test fails, saying so.
+fn failed(id: &str, key: &str, error: &PaymentError) -> ! {
+    let said = crate::messages::MESSAGES.say(
+        id,
+        &[
+            ("key", l10n::Arg::from(key)),
+            ("error", l10n::Arg::from(error.to_string())),
+        ],
+    );
+    panic!("{said}")
 }
 
 /// What [`failed_payment_retried`] saw. The answers are kept as they came: what

@@ -26,11 +26,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use l10n::t;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgSslMode};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 
-use crate::PoolSize;
+use crate::pool::{PoolSize, pool_on};
 
 /// What the client sent, and the server's transaction status, message by message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,7 +89,8 @@ pub struct WireRelay {
 }
 
 /// Removes the directory `$1` once stdin closes.
-const JANITOR: &str = r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+pub(crate) const JANITOR: &str =
+    r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
 
 impl WireRelay {
     /// Starts a relay to the server of `upstream`; connect through [`Self::options`].
@@ -133,20 +135,37 @@ impl WireRelay {
             .spawn();
         let janitor = match janitor {
             Ok(janitor) => janitor,
-            Err(e) => panic!("harness: the wire relay could not start sh: {e}"),
+            Err(e) => panic!(
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "wire-no-shell",
+                    error = e.to_string()
+                )
+            ),
         };
         if let Err(e) = std::fs::create_dir(&dir) {
             panic!(
-                "harness: the wire relay could not create {}: {e}",
-                dir.display()
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "wire-no-directory",
+                    dir = dir.display().to_string(),
+                    error = e.to_string()
+                )
             );
         }
         let port = upstream.get_port();
         let listener = match UnixListener::bind(dir.join(format!(".s.PGSQL.{port}"))) {
             Ok(listener) => listener,
             Err(e) => panic!(
-                "harness: the wire relay could not listen in {}: {e}",
-                dir.display()
+                "{}",
+                t!(
+                    crate::messages::MESSAGES,
+                    "wire-cannot-listen",
+                    dir = dir.display().to_string(),
+                    error = e.to_string()
+                )
             ),
         };
         let log = Arc::new(Mutex::new(WireLog::default()));
@@ -178,7 +197,7 @@ impl WireRelay {
     /// A pool through the relay, with the harness's settings (no ping before an
     /// acquire: it would show on the wire).
     pub fn pool(&self, size: PoolSize) -> PgPool {
-        crate::db::pool_on(&self.options, size)
+        pool_on(&self.options, size)
     }
 
     /// What was seen since the last call (or the start), and a fresh log.
@@ -199,14 +218,14 @@ impl Drop for WireRelay {
     }
 }
 
-#[derive(Clone)]
-enum Upstream {
+#[derive(Debug, Clone)]
+pub(crate) enum Upstream {
     Socket(PathBuf),
     Tcp(String, u16),
 }
 
 impl Upstream {
-    fn of(options: &PgConnectOptions) -> Upstream {
+    pub(crate) fn of(options: &PgConnectOptions) -> Upstream {
         match options.get_socket() {
             Some(dir) => Upstream::Socket(dir.join(format!(".s.PGSQL.{}", options.get_port()))),
             None => Upstream::Tcp(options.get_host().to_owned(), options.get_port()),
@@ -275,71 +294,98 @@ async fn relay(
     log: Arc<Mutex<WireLog>>,
     loss: Option<Loss>,
 ) {
+    // Shared by the connection's two directions.
+    let exchange = Arc::new(Mutex::new(Exchange::default()));
+    relay_to(client, &upstream, move |side, kind, body| {
+        record(&log, side, kind, body);
+        let Some(loss) = &loss else {
+            return Pass::On;
+        };
+        let Ok(mut exchange) = exchange.lock() else {
+            return Pass::End;
+        };
+        match side {
+            // Armed before the message reaches the server, so no part of the
+            // answer can pass first.
+            Side::Frontend => {
+                exchange.sent(loss, kind, body);
+                Pass::On
+            }
+            // Swallowed; at ReadyForQuery the server is done with the
+            // statement: the connection goes, unanswered.
+            Side::Backend if exchange.losing => {
+                if kind == b'Z' {
+                    loss.lost.store(true, Ordering::SeqCst);
+                    Pass::End
+                } else {
+                    Pass::Swallow
+                }
+            }
+            Side::Backend => Pass::On,
+        }
+    })
+    .await;
+}
+
+/// What the relay does with a message its observer has seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// Passes it on.
+    On,
+    /// Drops it.
+    Swallow,
+    /// Ends the relay, closing both connections.
+    End,
+}
+
+/// Relays `client` to `upstream`, telling `observe` every message.
+pub(crate) async fn relay_to(
+    client: UnixStream,
+    upstream: &Upstream,
+    observe: impl Fn(Side, u8, &[u8]) -> Pass + Clone + Send,
+) {
     match upstream {
         Upstream::Socket(path) => {
             if let Ok(server) = UnixStream::connect(path).await {
-                pump(client, server, log, loss).await;
+                relay_observed(client, server, observe).await;
             }
         }
         Upstream::Tcp(host, port) => {
-            if let Ok(server) = TcpStream::connect((host.as_str(), port)).await {
+            if let Ok(server) = TcpStream::connect((host.as_str(), *port)).await {
                 let _ = server.set_nodelay(true);
-                pump(client, server, log, loss).await;
+                relay_observed(client, server, observe).await;
             }
         }
     }
 }
 
-async fn pump<S>(
+/// Relays one connection, both ways, telling `observe` every typed message (its
+/// side, its type byte, its body) before it is passed on: a message is always
+/// seen before its answer.
+pub(crate) async fn relay_observed<S>(
     mut client: UnixStream,
     mut server: S,
-    log: Arc<Mutex<WireLog>>,
-    loss: Option<Loss>,
+    observe: impl Fn(Side, u8, &[u8]) -> Pass + Clone + Send,
 ) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    // The client's first message has no type byte: a startup message (or a cancel
-    // request), possibly after requests for encryption, which the relay refuses
-    // itself (`N`, as a server without TLS does) so the rest can be read.
-    loop {
-        let Some(length) = read_exact(&mut client, 4).await else {
-            return;
-        };
-        let n = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
-        let Some(rest) = read_exact(&mut client, n.saturating_sub(4)).await else {
-            return;
-        };
-        let code = rest
-            .get(..4)
-            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
-        // 80877103 SSLRequest, 80877104 GSSENCRequest.
-        if matches!(code, Some(80_877_103 | 80_877_104)) {
-            if client.write_all(b"N").await.is_err() {
-                return;
-            }
-            continue;
-        }
-        if server.write_all(&[length, rest].concat()).await.is_err() {
-            return;
-        }
-        break;
+    if !startup(&mut client, &mut server).await {
+        return;
     }
     let (client_read, client_write) = tokio::io::split(client);
     let (server_read, server_write) = tokio::io::split(server);
-    let exchange = Arc::new(Mutex::new(Exchange::default()));
+    // Buffered reads: a message's head and body cost one read, not two.
     let frontend = copy_parsed(
-        client_read,
+        BufReader::new(client_read),
         server_write,
         Side::Frontend,
-        log.clone(),
-        loss.clone().map(|loss| (loss, exchange.clone())),
+        observe.clone(),
     );
     let backend = copy_parsed(
-        server_read,
+        BufReader::new(server_read),
         client_write,
         Side::Backend,
-        log,
-        loss.map(|loss| (loss, exchange)),
+        observe,
     );
     // When one side ends, the other is ended too.
     tokio::select! {
@@ -348,22 +394,50 @@ async fn pump<S>(
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
+/// Passes the client's startup message on. It has no type byte: a startup
+/// message (or a cancel request), possibly after requests for encryption, which
+/// the relay refuses itself (`N`, as a server without TLS does) so the rest can
+/// be read. False when either side went away.
+async fn startup<S>(client: &mut UnixStream, server: &mut S) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    loop {
+        let Some(length) = read_exact(client, 4).await else {
+            return false;
+        };
+        let n = u32::from_be_bytes([length[0], length[1], length[2], length[3]]) as usize;
+        let Some(rest) = read_exact(client, n.saturating_sub(4)).await else {
+            return false;
+        };
+        let code = rest
+            .get(..4)
+            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
+        // 80877103 SSLRequest, 80877104 GSSENCRequest.
+        if matches!(code, Some(80_877_103 | 80_877_104)) {
+            if client.write_all(b"N").await.is_err() {
+                return false;
+            }
+            continue;
+        }
+        return server.write_all(&[length, rest].concat()).await.is_ok();
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
     Frontend,
     Backend,
 }
 
 /// Copies typed messages (a type byte, a length, a body) from `from` to `to`,
-/// logging the ones of interest; with a `loss`, loses the answer it names (see
-/// [`WireRelay::losing_the_answer_to`]): returning ends the relay, and closes
-/// both connections.
+/// telling `observe` each one first, which says whether it passes on, is
+/// dropped, or ends the relay (returning closes both connections).
 async fn copy_parsed<R, W>(
     mut from: R,
     mut to: W,
     side: Side,
-    log: Arc<Mutex<WireLog>>,
-    loss: Option<(Loss, Arc<Mutex<Exchange>>)>,
+    observe: impl Fn(Side, u8, &[u8]) -> Pass,
 ) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -376,26 +450,10 @@ async fn copy_parsed<R, W>(
         let Some(body) = read_exact(&mut from, n.saturating_sub(4)).await else {
             return;
         };
-        record(&log, side, head[0], &body);
-        if let Some((loss, exchange)) = &loss {
-            let Ok(mut exchange) = exchange.lock() else {
-                return;
-            };
-            match side {
-                // Armed before the message reaches the server, so no part of
-                // the answer can pass first.
-                Side::Frontend => exchange.sent(loss, head[0], &body),
-                Side::Backend if exchange.losing => {
-                    // Swallowed; at ReadyForQuery the server is done with the
-                    // statement: the connection goes, unanswered.
-                    if head[0] == b'Z' {
-                        loss.lost.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    continue;
-                }
-                Side::Backend => {}
-            }
+        match observe(side, head[0], &body) {
+            Pass::On => {}
+            Pass::Swallow => continue,
+            Pass::End => return,
         }
         if to.write_all(&[head, body].concat()).await.is_err() {
             return;
@@ -403,7 +461,7 @@ async fn copy_parsed<R, W>(
     }
 }
 
-async fn read_exact<R: AsyncRead + Unpin>(from: &mut R, n: usize) -> Option<Vec<u8>> {
+pub(crate) async fn read_exact<R: AsyncRead + Unpin>(from: &mut R, n: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; n];
     from.read_exact(&mut buf).await.ok()?;
     Some(buf)

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{Finding, Probe, describe, id_of, seen};
 use crate::http::excerpt;
 use crate::outcome::{Role, Verdict};
-use crate::words::Said;
+use crate::words::{Quoted, Said};
 
 /// The headers of `retry` that mark it as a replay: a name that mentions a replay,
 /// with a value the first answer did not carry (Stripe's `Idempotent-Replayed:
@@ -177,7 +177,7 @@ impl Probe<'_> {
                 answer: describe(&first),
             },
             Said::RewrittenAnswer {
-                body: excerpt(&other_text, 60),
+                body: Quoted(excerpt(&other_text, 60)),
                 answer: describe(&again),
             },
         ];

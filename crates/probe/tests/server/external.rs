@@ -4,8 +4,9 @@
 //! when the process that started them dies without dropping them (kill -9, Ctrl-C,
 //! a panic that aborts): nothing is left running.
 //!
-//! Included by path from two packages, both two directories below the repository's
-//! root: crates/probe (the book's table) and tests/probe-servers (the tests).
+//! Included by path from three packages, all two directories below the repository's
+//! root: crates/probe (the book's table), tests/probe-servers (the tests) and
+//! crates/route-bench (the cost table, where the servers are measured beside ours).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
@@ -144,6 +145,17 @@ impl ExternalServer {
     /// Runs `servers/start.sh NAME PORT DATABASE_URL` on a free port of 127.0.0.1
     /// and waits until it accepts connections.
     pub fn start(servers: &Path, name: &str, database_url: &str) -> Result<Self, ServerError> {
+        Self::start_authorising_in(servers, name, database_url, AUTORIZACAO_MS)
+    }
+
+    /// [`ExternalServer::start`], with the simulated card authorisation taking
+    /// `autorizacao_ms` milliseconds ("0": none, as in the article's code).
+    pub fn start_authorising_in(
+        servers: &Path,
+        name: &str,
+        database_url: &str,
+        autorizacao_ms: &str,
+    ) -> Result<Self, ServerError> {
         let script = servers.join("start.sh");
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -152,7 +164,7 @@ impl ExternalServer {
         let mut command = Command::new(&script);
         command
             .args([name, &port.to_string(), database_url])
-            .env("AUTORIZACAO_MS", AUTORIZACAO_MS)
+            .env("AUTORIZACAO_MS", autorizacao_ms)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -226,6 +238,13 @@ impl ExternalServer {
             std::thread::sleep(Duration::from_millis(20));
         }
         Ok(server)
+    }
+
+    /// The server's process id (`start.sh` execs the server: its pid is the server's).
+    /// Read by route-bench (each peer's CPU time), not by the tests.
+    #[allow(dead_code)]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The server's last lines on stderr, after a colon, or nothing if it wrote none.

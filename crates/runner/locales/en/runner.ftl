@@ -38,6 +38,7 @@ observations-heading = What happened (recorded by the tests)
 observations-measured = what was measured
 observations-seen = what the tests saw
 observations-in-all-runs = { $seen } (in all { $count } runs)
+observations-scenario = the scenario `{ $name }`
 happened-no-metric = not recorded: its test recorded no { $metric }
 happened-not-recorded = not recorded: its test did not get that far
 happened-no-choice = none of the choices
@@ -87,6 +88,8 @@ tests-failed = { $count ->
    *[other] { $count } tests
 }: { $message }
 tests-at = (at { $location })
+# A todo!() still in the exercise (std's words, then the exercise's).
+tests-todo = not yet implemented: { $said }
 tests-printed = What { $name } printed:
 
 ## The verdict
@@ -316,9 +319,30 @@ field-batches = batches
 field-reaped = reaped
 field-duplicates_409 = duplicates 409
 field-unrelated = unrelated
-field-kept = payments kept
+field-second = the second request
 field-retry = the retry
+field-provider_calls = calls to the provider
+field-created = 201s
+field-writes = writes
+field-unrelated_ms = the other key took (ms)
+field-tries = tries
+field-transactions = transactions
+field-stranded = stranded keys
+field-statuses = answers
+field-statements_other_body = statements (another body)
+field-sqlstate = SQLSTATE
+field-runs_with_duplicates = runs with duplicates
+field-runs = runs
 field-retry_gets = the retry gets
+field-payments_min = fewest payments
+field-payments_max = most payments
+field-last = the last answer
+field-keys = keys
+field-ids_taken = ids taken
+field-duplicate = the duplicate
+field-deleted = deleted
+field-after_lease = after the lease
+field-kept = payments kept
 field-first = the first call
 field-first_status = the first call's status
 field-first_id = the first payment's id
@@ -390,9 +414,73 @@ evidence-column-key = key
 evidence-none = none
 evidence-every-test-passes = every test passes
 evidence-agrees = agrees
+evidence-no-test-ran = no test `{ $test }` ran
+evidence-test-did-not-finish = its test did not finish
 
 ## db-stop
 
 db-stop-no-engine = No container engine answers ({ $why }): no kept container to remove.
 db-stop-removed = Removed { $container } ({ $engine }). The next { $stage } starts a new one.
 db-stop-nothing = No { $container } to remove ({ $engine }).
+
+## cargo workbook --help (main.rs's commands and arguments, by path: cli-COMMAND-ARG,
+## or cli-arg-ARG for an argument several commands share; cli-value-NAME for a
+## value's name). Where main.rs has a doc comment, the English here is the same
+## words (a test checks); clap's own words are in the l10n crate's clap.ftl.
+
+cli-about = The Idempotency Workbook's runner: predict, run a stage's tests, compare.
+cli-after-help = Start with `cargo workbook stage 1` (or `just stage 1`, with just installed).
+cli-arg-root = The workbook's root (where stages.toml and the workspace's Cargo.toml are)
+cli-arg-stages = The stages file [default: ROOT/stages.toml]
+cli-arg-state = Where answers, hints and progress are kept [default: ROOT/.workbook]
+cli-arg-lang = The language to speak: en or pt-BR [default: WORKBOOK_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG), then en]
+cli-arg-number = The stage's number
+cli-arg-timeout = Stop the tests after this many seconds, and call it a hang
+cli-arg-yes = Do not ask for a confirmation
+cli-stage-about = Predict, then run stage N's tests against your exercise
+cli-arg-no_predict = Do not ask the prediction questions
+cli-hint-about = Show stage N's next hint (one more each time)
+cli-watch-about = Rerun stage N on every save of its exercise; keys: h hint, n next stage, r rerun, q quit
+cli-progress-about = Stages done, predictions right or wrong, hints used
+cli-timeline-about = Show again the timeline of a stage's last run: who waited on whom in the burst that decided it (or in another test's burst)
+cli-timeline-number = The stage [default: the stage run last]
+cli-timeline-test = The last burst of this test instead (its name, or the end of it)
+cli-timeline-list = List the run's bursts, by test
+cli-reset-about = Restore stage N's files as committed and forget its answers and hints
+cli-solution-about = Show stage N's model answer (asks first unless the stage is done)
+cli-doctor-about = Which PostgreSQL the tests will use and why; what is missing and the fix
+cli-db-stop-about = Remove the PostgreSQL container kept between runs (`idempotency-workbook-pg`)
+cli-review-about = The capstone: review routes against the checklist, then let their tests grade the review
+cli-review-route = Only this route (A, B, ...)
+cli-review-again = Forget the earlier reviews of these routes and review them again
+cli-review-evidence = Ask nothing: run every route and show what its tests find broken (what CI prints)
+cli-verify-about = What CI runs: every stage's solution, exercise, known-wrong variants and answer keys, then cargo fmt and clippy
+cli-verify-stage = Only these stages' checks (with the metadata, the build and the lints; without the review's); repeat it for more than one stage
+cli-verify-timeout = The bound of each test run, in seconds
+cli-flaky-about = Whether every verdict of verify is certain: runs every solution's tests and every known-wrong package N times and counts failures and escapes
+cli-flaky-runs = How many times to run each
+cli-flaky-stage = Only this stage
+cli-flaky-timeout = The bound of each test run, in seconds
+cli-probe-about = Check any HTTP API's idempotency from the outside: a burst with one key, replays, changed bodies, bad keys and bodies, lost answers, hangs. Several URLs: instances of one API, each burst spread across them
+cli-api-about = Serve an HTTP stage's POST /payments on 127.0.0.1 (your exercise; --solution for the model answer) on the harness's PostgreSQL, until Ctrl-C
+cli-api-stage = The HTTP stage whose API to serve
+cli-api-solution = Serve the model answer instead of your exercise
+cli-api-port = The first instance's port; 0 takes free ports (printed)
+cli-api-instances = How many instances, on consecutive ports, each a process of its own over one database
+cli-new-stage-about = A maintainer's: write a new stage (its crates, test file, pages and entries); `verify --stage N` and the book's checks then name what is left to write
+cli-new-stage-slug = Its short name: lowercase words joined by dashes
+cli-new-stage-title = Its title [default: the slug in words]
+cli-manifests-about = A maintainer's: write every exercise's Cargo.toml from its solution's
+cli-value-dir = DIR
+cli-value-file = FILE
+cli-value-lang = LANG
+cli-value-number = NUMBER
+cli-value-secs = SECS
+cli-value-name = NAME
+cli-value-runs = RUNS
+cli-value-n = N
+cli-value-k = K
+cli-value-port = PORT
+cli-value-slug = SLUG
+cli-value-title = TITLE
+error-unknown-lang = { $given } is not a language of the workbook (given by { $by }): use en or pt-BR

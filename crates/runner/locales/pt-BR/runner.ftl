@@ -30,7 +30,7 @@ more-lines = … ({ $count ->
     [1] mais 1 linha
    *[other] mais { $count } linhas
 })
-compile-again-watching = o próximo salvamento roda os testes de novo
+compile-again-watching = os testes rodam de novo quando você salvar
 compile-again = depois rode { $command } de novo
 compile-fix = Corrija o que o compilador aponta: { $again }. A saída completa: { $output }. Empacou? { $hint }.
 command-failed = { $command } falhou:
@@ -41,6 +41,7 @@ observations-heading = O que aconteceu (registrado pelos testes)
 observations-measured = o que foi medido
 observations-seen = o que os testes viram
 observations-in-all-runs = { $seen } (em todas as { $count } execuções)
+observations-scenario = o cenário `{ $name }`
 happened-no-metric = não registrado: o teste não registrou { $metric }
 happened-not-recorded = não registrado: o teste não chegou até lá
 happened-no-choice = nenhuma das opções
@@ -90,6 +91,8 @@ tests-failed = { $count ->
    *[other] { $count } testes
 }: { $message }
 tests-at = (em { $location })
+# Um todo!() ainda no exercício (as palavras do std, depois as do exercício).
+tests-todo = ainda não implementado: falta escrever o `todo!()` indicado abaixo (o comentário acima dele diz o quê)
 tests-printed = O que { $name } imprimiu:
 
 ## O veredito
@@ -104,8 +107,8 @@ verdict-some-fail = { $failed } de { $count } testes falham, { $passed ->
     [1] 1 passa
    *[other] { $passed } passam
 } { $times }.
-verdict-next-watching = Edite { $edit }: o próximo salvamento roda os testes de novo. Empacou? { $hint }.
-verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar a cada salvamento). Empacou? { $hint }.
+verdict-next-watching = Edite { $edit }: os testes rodam de novo quando você salvar. Empacou? { $hint }.
+verdict-next = Edite { $edit } e rode { $stage } de novo (ou { $watch } para rodar toda vez que você salvar). Empacou? { $hint }.
 
 ## Causas que o harness relatou
 
@@ -284,7 +287,7 @@ doctor-starting-phase = Subindo o PostgreSQL
 doctor-image-default = a padrão
 doctor-image-from-variable = de WORKBOOK_PG_IMAGE
 doctor-image-here = A imagem { $image } ({ $chosen }) está aqui.
-doctor-image-not-here = A imagem { $image } ({ $chosen }) ainda não está aqui: a primeira execução a baixa. Sem registry, { $build } monta workbook-postgres:15 a partir dos pacotes do Debian; WORKBOOK_PG_IMAGE=workbook-postgres:15 a usa.
+doctor-image-not-here = A imagem { $image } ({ $chosen }) ainda não está aqui: a primeira execução a baixa. Sem acesso a um registro de imagens, { $build } monta workbook-postgres:15 a partir dos pacotes do Debian; WORKBOOK_PG_IMAGE=workbook-postgres:15 a usa.
 doctor-image-error = Imagem { $image }: { $why }
 doctor-check-engine = confira o motor de contêineres
 doctor-kept = Contêiner mantido: { $kept }; { $stage } o reutiliza, { $stop } o remove.
@@ -318,9 +321,30 @@ field-batches = lotes
 field-reaped = chaves apagadas
 field-duplicates_409 = duplicatas com 409
 field-unrelated = o pedido da outra chave
-field-kept = pagamentos mantidos
+field-second = o segundo pedido
 field-retry = a nova tentativa
+field-provider_calls = chamadas ao provedor
+field-created = 201s
+field-writes = escritas
+field-unrelated_ms = a outra chave levou (ms)
+field-tries = tentativas
+field-transactions = transações
+field-stranded = chaves encalhadas
+field-statuses = respostas
+field-statements_other_body = comandos (outro corpo)
+field-sqlstate = SQLSTATE
+field-runs_with_duplicates = execuções com duplicatas
+field-runs = execuções
 field-retry_gets = a nova tentativa recebe
+field-payments_min = menos pagamentos
+field-payments_max = mais pagamentos
+field-last = a última resposta
+field-keys = chaves
+field-ids_taken = ids gastos
+field-duplicate = a duplicata
+field-deleted = apagadas
+field-after_lease = depois do prazo de reserva
+field-kept = pagamentos mantidos
 field-first = a primeira chamada
 field-first_status = o status da primeira chamada
 field-first_id = o id do primeiro pagamento
@@ -392,9 +416,73 @@ evidence-column-key = gabarito
 evidence-none = nada
 evidence-every-test-passes = todos os testes passam
 evidence-agrees = confere
+evidence-no-test-ran = nenhum teste `{ $test }` rodou
+evidence-test-did-not-finish = o teste dele não terminou
 
 ## db-stop
 
 db-stop-no-engine = Nenhum motor de contêineres responde ({ $why }): nenhum contêiner mantido para remover.
 db-stop-removed = { $container } removido ({ $engine }). O próximo { $stage } sobe um novo.
 db-stop-nothing = Nenhum { $container } para remover ({ $engine }).
+
+## cargo workbook --help (os comandos e argumentos de main.rs, pelo caminho:
+## cli-COMANDO-ARG, ou cli-arg-ARG para um argumento de vários comandos;
+## cli-value-NOME para o nome de um valor). As palavras do próprio clap ficam no
+## clap.ftl do crate l10n.
+
+cli-about = O executor do Idempotency Workbook: preveja, rode os testes de uma etapa, compare.
+cli-after-help = Comece com `cargo workbook stage 1` (ou `just stage 1`, se tiver o just instalado).
+cli-arg-root = A raiz do caderno (onde ficam o stages.toml e o Cargo.toml do workspace)
+cli-arg-stages = O arquivo das etapas [padrão: RAIZ/stages.toml]
+cli-arg-state = Onde ficam as respostas, as dicas e o progresso [padrão: RAIZ/.workbook]
+cli-arg-lang = O idioma: en ou pt-BR [padrão: WORKBOOK_LANG, depois o locale (LC_ALL, LC_MESSAGES, LANG), depois en]
+cli-arg-number = O número da etapa
+cli-arg-timeout = Para os testes depois de tantos segundos e os dá por travados
+cli-arg-yes = Não pede confirmação
+cli-stage-about = Preveja e depois rode os testes da etapa N no seu exercício
+cli-arg-no_predict = Não fazer as perguntas de previsão
+cli-hint-about = Mostra a próxima dica da etapa N (uma a mais a cada vez)
+cli-watch-about = Roda a etapa N de novo a cada vez que você salva o exercício; teclas: h dica, n próxima etapa, r rodar de novo, q sair
+cli-progress-about = Etapas concluídas, previsões certas ou erradas, dicas usadas
+cli-timeline-about = Mostra de novo a linha do tempo da última execução de uma etapa: quem esperou por quem na rajada que a decidiu (ou na rajada de outro teste)
+cli-timeline-number = A etapa [padrão: a última rodada]
+cli-timeline-test = A última rajada deste teste, em vez daquela (o nome dele, ou o fim do nome)
+cli-timeline-list = Lista as rajadas da execução, por teste
+cli-reset-about = Restaura os arquivos da etapa N como estão no commit e esquece as respostas e dicas dela
+cli-solution-about = Mostra a solução de referência da etapa N (pergunta antes, a menos que a etapa esteja concluída)
+cli-doctor-about = Qual PostgreSQL os testes vão usar e por quê; o que falta e como resolver
+cli-db-stop-about = Remove o contêiner de PostgreSQL mantido entre as execuções (`idempotency-workbook-pg`)
+cli-review-about = O desafio final: revise rotas com a lista de revisão e deixe os testes delas corrigirem a sua revisão
+cli-review-route = Só esta rota (A, B, ...)
+cli-review-again = Esquece as revisões anteriores destas rotas e as revisa de novo
+cli-review-evidence = Não pergunta nada: roda todas as rotas e mostra o que os testes delas acham quebrado (o que o CI imprime)
+cli-verify-about = O que o CI roda: a solução, o exercício, as variantes sabidamente erradas e os gabaritos de cada etapa, depois cargo fmt e clippy
+cli-verify-stage = Só as verificações destas etapas (com os metadados, a compilação e os lints; sem as da revisão); repita a opção para mais de uma etapa
+cli-verify-timeout = O limite de cada execução dos testes, em segundos
+cli-flaky-about = Se todo veredito do verify é certo: roda N vezes os testes de cada solução e cada pacote sabidamente errado e conta as falhas e as vezes em que um errado passou
+cli-flaky-runs = Quantas vezes rodar cada um
+cli-flaky-stage = Só esta etapa
+cli-flaky-timeout = O limite de cada execução dos testes, em segundos
+cli-probe-about = Verifica de fora a idempotência de qualquer API HTTP: uma rajada com uma chave, respostas repetidas, corpos alterados, chaves e corpos inválidos, respostas perdidas, travamentos. Várias URLs: instâncias de uma mesma API, com cada rajada repartida entre elas
+cli-api-about = Serve o POST /payments de uma etapa HTTP em 127.0.0.1 (o seu exercício; --solution para a solução de referência) no PostgreSQL do harness, até o Ctrl-C
+cli-api-stage = A etapa HTTP cuja API servir
+cli-api-solution = Serve a solução de referência em vez do seu exercício
+cli-api-port = A porta da primeira instância; 0 usa portas livres (impressas)
+cli-api-instances = Quantas instâncias, em portas consecutivas, cada uma um processo próprio sobre um mesmo banco
+cli-new-stage-about = Para mantenedores: escreve uma etapa nova (os crates, o arquivo de testes, as páginas e as entradas); `verify --stage N` e as verificações do livro dizem então o que falta escrever
+cli-new-stage-slug = O nome curto: palavras minúsculas ligadas por hífens
+cli-new-stage-title = O título [padrão: o nome curto em palavras]
+cli-manifests-about = Para mantenedores: escreve o Cargo.toml de cada exercício a partir do da solução
+cli-value-dir = DIR
+cli-value-file = ARQUIVO
+cli-value-lang = IDIOMA
+cli-value-number = NÚMERO
+cli-value-secs = SEGS
+cli-value-name = NOME
+cli-value-runs = VEZES
+cli-value-n = N
+cli-value-k = K
+cli-value-port = PORTA
+cli-value-slug = NOME-CURTO
+cli-value-title = TÍTULO
+error-unknown-lang = { $given } não é um idioma do caderno (dado por { $by }): use en ou pt-BR

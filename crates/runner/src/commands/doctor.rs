@@ -7,10 +7,10 @@ use sqlx::{Connection, Row};
 
 use crate::environment::{Launcher, command};
 use crate::error::Error;
-use crate::l10n::Localiser;
-use crate::t;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
+use l10n::Localiser;
+use l10n::t;
 
 /// The just the workbook is tested with (the justfile's syntax needs it or newer).
 const JUST_VERSION: &str = "1.59.0";

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{Build, Cargo, Executable, Targets};
+use crate::cargo::{Build, Cargo, Executable};
 use crate::error::Error;
 use crate::render;
 use crate::run::{PackageRun, RunState, run_built};
@@ -54,8 +54,8 @@ pub fn run(wb: &Workbook, options: &FlakyOptions) -> Result<bool, Error> {
     let cargo = Cargo::new(&wb.root, false);
     let state = State::new(&wb.state_dir);
     let mut spinner = Spinner::new();
-    spinner.phase("Building every package once (cargo test --workspace --no-run)");
-    let build = cargo.build(Targets::Workspace, &mut |status| {
+    spinner.phase("Building every package once (cargo test --no-run, then the other members)");
+    let build = cargo.build_every_package(&mut |status| {
         spinner.detail(&status.said(spinner.l10n()));
     })?;
     if !build.success {

@@ -8,6 +8,7 @@ pub mod new_stage;
 pub mod probe;
 pub mod review;
 pub mod stage;
+pub mod timeline;
 pub mod verify;
 pub mod watch;
 
@@ -21,9 +22,9 @@ use crate::judgement::Judgement;
 use crate::render;
 use crate::review::{Review, Reviews};
 use crate::state::State;
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::t;
 
 /// `workbook hint N`: the next hint, one more each time (`again`: how the
 /// learner asks for the next one).

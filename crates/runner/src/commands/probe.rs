@@ -10,7 +10,7 @@ pub use probe::cli::ProbeArgs;
 /// and no warning when --fail-on-warn: `idempotency-probe`'s exit code 0).
 pub fn run(args: &ProbeArgs) -> Result<bool, Error> {
     if args.allow_remote {
-        eprintln!("{}", ui::warn(probe::cli::REMOTE_WARNING));
+        eprintln!("{}", ui::warn(&probe::cli::remote_warning()));
     }
     probe::cli::run(args, ui::width())
         .map(|exit| exit == probe::cli::Exit::Passed)

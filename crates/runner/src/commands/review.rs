@@ -16,7 +16,7 @@ use crate::run::{PackageRun, build_and_run};
 use crate::state::{State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
-use crate::{l10n::Localiser, t};
+use l10n::{Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct ReviewOptions {

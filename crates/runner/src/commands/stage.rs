@@ -13,7 +13,7 @@ use crate::stages::{Prediction, Stage};
 use crate::state::{Answer, Answers, State, now};
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
-use crate::{l10n::Localiser, t};
+use l10n::{Localiser, t};
 
 #[derive(Debug, Clone)]
 pub struct StageOptions {
@@ -147,6 +147,18 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
     }
     render::tests(l, &run);
     render::verdict(l, stage, &run, started.elapsed(), options.watching);
+    if let Some(trace) = crate::timelines::deciding(stage, &run) {
+        state.remember_timeline(number, &trace.id);
+        let words = crate::timelines::words(l);
+        // In watch the keys line follows; the command is for a terminal of its own.
+        let again = timeline::say!(
+            words,
+            "shown-again",
+            command = command(&format!("timeline {number}")),
+            test_command = command(&format!("timeline {number} --test NAME"))
+        );
+        crate::timelines::print(l, trace, (!options.watching).then_some(again.as_str()));
+    }
     let progress = state.record_run(number, passed, &results)?;
     if passed {
         let done = |n: u32| progress.stages.get(&n).is_some_and(|p| p.done);

@@ -11,7 +11,6 @@ use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::exercise_files::{pasted_code, unexpected_files};
 use crate::judgement::{Judged, Judgement, Judging, PackageRunner, PackageRuns, judge};
-use crate::l10n::{Lang, Localiser};
 use crate::render;
 use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
 use crate::run::{PackageRun, RunState, build_and_run, run_built};
@@ -20,6 +19,7 @@ use crate::state::State;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 use crate::{supervise, twins};
+use l10n::Lang;
 
 #[derive(Debug, Clone)]
 struct Check {
@@ -38,8 +38,8 @@ struct Verifier<'a> {
     checks: Vec<Check>,
     /// Whole-package runs for `observed_by`, each package run once.
     package_runs: PackageRuns<'static>,
-    /// The one build of every package (`cargo test --workspace --no-run`), whose
-    /// executables the checks run.
+    /// The one build of every package (plain `cargo test --no-run`, then the other
+    /// members), whose executables the checks run.
     workspace: Option<Build>,
 }
 
@@ -71,9 +71,10 @@ impl Verifier<'_> {
     fn all(&mut self, only: &[u32]) -> Result<(), Error> {
         self.metadata();
         self.exercise_files()?;
-        self.spinner
-            .phase("Building every stage's package once (cargo test --workspace --no-run)");
-        let build = self.cargo.build(Targets::Workspace, &mut |_| {})?;
+        self.spinner.phase(
+            "Building every package's tests once (cargo test --no-run, then the other members)",
+        );
+        let build = self.cargo.build_every_package(&mut |_| {})?;
         let broken: Vec<String> = {
             let mut names: Vec<String> = build.errors.iter().map(|e| e.package.clone()).collect();
             names.dedup();
@@ -364,7 +365,7 @@ impl Verifier<'_> {
                 solution.run_time.as_secs_f64()
             )
         } else {
-            render::why_not_passing(&Localiser::english(), &solution)
+            render::why_not_passing(&crate::messages::english(), &solution)
         };
         self.check(
             Some(n),
@@ -587,7 +588,7 @@ impl PackageRunner for StageRuns<'_, '_> {
 /// Whether a run failed as an exercise should, and how it ended.
 fn fails_as_intended(run: &PackageRun) -> (bool, String) {
     let ok = run.fails_as_intended();
-    let mut detail = render::run_outcome(&Localiser::english(), run);
+    let mut detail = render::run_outcome(&crate::messages::english(), run);
     if run.state == RunState::Passed {
         detail.push_str(", so it teaches nothing");
     }

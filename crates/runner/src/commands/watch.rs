@@ -27,9 +27,9 @@ use crate::error::Error;
 use crate::exercise_files::walk;
 use crate::render;
 use crate::state::State;
-use crate::t;
 use crate::ui;
 use crate::workbook::Workbook;
+use l10n::t;
 
 const POLL: Duration = Duration::from_millis(300);
 

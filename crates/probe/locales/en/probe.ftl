@@ -1,0 +1,154 @@
+# Every word of the probe's reports, in English (crates/probe/src/words.rs says
+# them). The facts (statuses, counts, keys, headers, what the server sent) are
+# arguments. The machine fields of the JSON and JUnit reports (check ids,
+# verdict codes, message keys and arguments, the suite's and test cases' names)
+# are not here: they are the same in every language.
+
+## The checks' titles (title-CHECK-ID).
+title-burst = concurrent requests, one key: one effect, one answer
+title-replay = a later retry replays the answer
+title-different-body = same key, another body: refused
+title-concurrent-body = same key, another body, while the first is in flight: refused
+title-distinct-keys = two keys, same body: two effects
+title-rewritten-body = same request written differently: replayed
+title-bad-keys = missing, empty, too long key: refused
+title-bad-bodies = not JSON, over the size limit: no effect unless accepted
+title-lost-answer = answer lost, request lost, answer late: retry is safe
+title-hang = bursts larger than a pool: all answered
+
+## Verdicts, headings, the summary.
+verdict-pass = pass
+verdict-warn = warn
+verdict-fail = fail
+verdict-skipped = skipped
+heading-check = check
+heading-verdict = verdict
+heading-why = why
+heading-where-the-draft-leaves-it-open = where the draft leaves it open
+heading-what-this-api-does = what this API does
+profile-title = What the API chose where the IETF draft leaves it open:
+summary = { $pass } passed, { $warn } warned, { $fail } failed, { $skipped } skipped in { $seconds } s; { $effects }
+summary-effects-counted = effects counted in the database
+summary-effects-not-counted = effects not counted (pass --database-url and --count-sql to count them)
+summary-warnings-fail = (--fail-on-warn: the warnings fail the run)
+junit-warned = warn: { $why }
+
+## The profile: what the API chose where the draft leaves it open.
+profile-in-flight = a duplicate while the first is in flight
+profile-replay-marker = a replayed answer is marked
+profile-concurrent-other-body = another body while the first is in flight
+profile-key-lifetime = how long a key lives, advertised
+profile-not-observed = not observed ({ $check } did not pass)
+profile-in-flight-waits = waits for the first, then gets its answer (no 409)
+profile-in-flight-conflict-after = 409 Conflict, Retry-After: { $after }
+profile-in-flight-conflict = 409 Conflict, without Retry-After
+profile-replay-not-marked = not marked (no header tells a replay)
+profile-other-body-unprocessable = 422, the draft's answer to another payload
+profile-other-body-conflict = 409, the draft's answer to a request in flight; then { $then }
+profile-other-body-refused = refused with { $status }
+profile-key-lifetime-not-advertised = not in a header (the draft asks for it in the documentation)
+
+## The facts' words.
+tallied-unanswered = unanswered
+tallied-no-answer = no answer
+case-key-missing = missing
+case-key-empty = empty
+case-key-too-long = too long ({ $characters } characters)
+case-not-json = not JSON
+case-over-the-limit = over the limit ({ $bytes } bytes)
+fault-answer-lost = answer lost after the server answered
+fault-request-lost = request lost before the server
+fault-answer-late = answer held past the client's timeout
+server-saw-nothing = nothing
+no-answer-connect = could not connect: { $reason }
+no-answer-timeout = no answer within { $bound }
+no-answer-closed = the connection closed before an answer
+no-answer-malformed = the answer is not HTTP/1.1: { $excerpt }
+
+## Each sentence of a report (said-KEY, KEY as the JSON report's messages name it).
+said-skipped-on-request = skipped on request (--skip)
+said-stuck-burst-deadlock = suspected pool deadlock: the burst left requests unanswered
+said-skipped-after-stuck-burst = the burst left requests unanswered (see hang): later answers would only show the stuck server
+said-effects = effects: { $created } created
+said-effects-expected = effects: { $created } created (expected { $expected })
+said-effects-mismatch = { $created } effects where { $expected } were expected
+said-no-retry-after = answers that ask for a retry came without Retry-After ({ $tally }): a client cannot tell when to come back
+said-not-answered-within = no answer within { $bound }
+said-answered = { $status } { $media_type } { $body }
+said-not-answered = no answer: { $why }
+said-first-answer = first: { $answer }
+said-retry-answer = retry: { $answer }
+said-other-body-answer = other body: { $answer }
+said-key-answer = key { $key }: { $answer }
+said-rewritten-answer = as { $body }: { $answer }
+said-case-answer = { $case }: { $answer }
+said-burst-sent = { $size } requests, key { $key }, heads first then every body at once: { $tally } in { $ms } ms
+said-burst-sent-across = { $size } requests, key { $key }, heads first then every body at once, spread across { $instances } instances: { $tally } in { $ms } ms
+said-burst-unanswered = { $answered } of { $size } answered within { $bound }; { $unanswered } unanswered
+said-burst-left-unanswered = burst of { $size }, one key: { $answered } of { $size } answered within { $bound }; { $unanswered } unanswered
+said-burst-deadlock = { $unanswered } of { $size } requests got no answer: suspected pool deadlock
+said-in-flight-retried = { $count } answers of 409 (in flight) retried with the same key: then { $tally }
+said-no-final-answer = some requests never got a final answer (still 409, or none)
+said-ids = ids: { $ids }
+said-bodies-identical = bodies: identical, byte for byte
+said-bodies-same-json = bodies: the same JSON, not the same bytes (keys reordered or spaced)
+said-bodies-different = bodies: different
+said-many-ids = { $ids } different ids for one key: { $ids } effects
+said-answers-differ = the answers to one key differ
+said-no-success = every request was answered { $status }, not a success
+said-burst-passed = { $size } × { $status }, one id, the same body
+said-in-flight-without-retry-after = but a 409 in flight came without Retry-After
+said-no-answer-to-a-request = a request got no answer
+said-replay-marked = the retry carries { $header }: { $value }
+said-replay-not-marked = no header marks the retry as a replay (optional: the draft defines none)
+said-retry-got-another-id = the retry got another answer, with another id
+said-retry-got-another = the retry got another answer
+said-replayed-byte-for-byte = the retry got the same { $status } and body, byte for byte
+said-replayed-same-json = the retry got the same { $status } and body, the same JSON, not the same bytes
+said-second-not-answered = the second request got no answer
+said-refused422 = refused with 422, as the IETF draft says
+said-refused-not422 = refused with { $status }; the IETF draft answers a reused key with 422
+said-accepted-other-body = accepted with { $status }: either a second effect, or the first answer passed off as this one
+said-answered-error = answered { $status }: an error, not a refusal
+said-pair-sent = both requests sent but their bodies' last byte, then the first's and at once the second's: answered in { $ms } ms
+said-pair-body-answer = the body: { $answer }
+said-pair-other-body-answer = another body, same key: { $answer }
+said-pair-retried-after409 = the refused one, retried { $count } times after its 409: { $answer }
+said-pair-refused = another body while the first was in flight: refused with { $status }, one effect
+said-pair-conflict-then = another body while the first was in flight: 409, then { $then } once the first had finished
+said-pair-refused-other = another body while the first was in flight: refused with { $status }; the draft answers 422 (another payload) or 409 (in flight)
+said-pair-both-accepted = both bodies accepted with two ids: two effects for one key
+said-pair-passed-off = both bodies accepted with one id: the other body was told the first's payment was its own
+said-pair-accepted-after-conflict = 409 while the first was in flight, then accepted with { $status } when retried with its other body
+said-pair-none-accepted = neither request was accepted: the first of a new key should be
+said-two-keys-two-ids = two keys, two ids
+said-two-keys-one-id = two keys got the same id: the server keys on the body, not the key
+said-new-key-not-created = a new key was not answered with a created resource
+said-nothing-to-reorder = the body is not a JSON object of two fields or more: nothing to reorder
+said-rewritten-replayed = replayed: the server compares requests, not bytes
+said-rewritten-refused = refused with { $status }: treats a reordered body as another request
+said-rewritten-accepted = accepted as a new request: a second effect
+said-answered-status = answered { $status }
+said-not-refused = not refused with a 4xx: { $cases }
+said-not-a-problem = refused, but not as application/problem+json: { $cases }
+said-bad-keys-refused = missing, empty and too long keys: each refused with a 4xx problem
+said-bodies-accepted = accepted: { $cases } (no limit, or no validation: hygiene, not idempotency)
+said-neither-accepted-nor-refused = neither accepted nor refused with a 4xx: { $cases }
+said-bad-bodies-refused = a body that is not JSON and one too large: each refused with a 4xx problem
+said-lost-exchange = { $fault }: client saw { $client }; the server had answered { $server }; retry: { $retry }
+said-lost-retry-unanswered = { $fault }: the retry got no answer
+said-lost-retry-got = { $fault }: the retry got { $status }
+said-lost-retry-differs = { $fault }: the retry did not get the lost answer
+said-lost-answers-replayed = each retry with the same key got the answer the client missed
+said-hang-burst = { $size } requests, one key: { $tally } in { $ms } ms
+said-hang-unanswered = { $answered } of { $size } answered within { $bound }
+said-hang-deadlock = suspected pool deadlock: { $answered } of { $size } answered within { $bound }
+said-hang-gave-up = every request answered, but { $errors } with a 5xx: the server gave up on them
+said-hang-no-retry-after = every request answered, but some 409 or 5xx without Retry-After
+said-hang-answered = every request of every burst answered
+
+## Standard error.
+error-line = error: probe: { $error }
+warning-line = warning: { $warning }
+remote-warning = --allow-remote: the probe sends real requests, which create real resources
+unknown-lang = error: { $given } is not a language of the probe (given by { $by }): use en or pt-BR

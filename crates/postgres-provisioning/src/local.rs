@@ -762,11 +762,16 @@ if read -r go && [ "$go" = go ]; then
   # A background job starts with SIGQUIT ignored, until the server sets its own
   # handler: a QUIT sent in that moment (the test process killed as its server
   # started) is lost. Send it again while waiting, then SIGKILL; the watcher goes
-  # once the server has (it ignores TERM, as this shell does).
-  ( sleep 1; kill -QUIT "$pid"; sleep 2; kill -QUIT "$pid"; sleep 5; kill -KILL "$pid" ) 2>/dev/null &
+  # once the server has (it ignores TERM, as this shell does), and takes the sleep
+  # it is in with it: killed from outside, that sleep would outlive the run.
+  ( trap 'kill -KILL "$!" 2>/dev/null; exit 0' USR1
+    sleep 1 & wait "$!"; kill -QUIT "$pid"
+    sleep 2 & wait "$!"; kill -QUIT "$pid"
+    sleep 5 & wait "$!"; kill -KILL "$pid" ) 2>/dev/null &
   again=$!
   wait "$pid"
-  kill -KILL "$again" 2>/dev/null
+  kill -USR1 "$again" 2>/dev/null
+  wait "$again"
 fi
 rm -rf "$run"
 "#;

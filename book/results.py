@@ -297,7 +297,7 @@ def changed_body_rows(seen, t):
 
 def small_pool_rows(seen, t):
     acquire = source_value(
-        "tests/harness/src/db.rs",
+        "tests/harness/src/pool.rs",
         r"ACQUIRE_TIMEOUT: Duration = Duration::from_secs\((\d+)\)",
         "the harness's acquire timeout",
     )

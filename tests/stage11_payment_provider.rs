@@ -746,7 +746,11 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
         .unwrap_or_else(|e| panic!("the request that took the key over failed: {e}"));
     assert_eq!(second.reply.status, 201, "{second:?}");
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(s.db.payment_count().await, 1);
+    assert_eq!(
+        s.db.payment_count().await,
+        1,
+        "one card charge must be one row in payments: the stale request's release must not let a second payment in"
+    );
 }
 // ANCHOR_END: taken_over_release
 
@@ -861,7 +865,11 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
         "{retry:?}"
     );
     assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(s.db.payment_count().await, 1);
+    assert_eq!(
+        s.db.payment_count().await,
+        1,
+        "the provider's 409 (its key in flight) must end in one row in payments, not a second payment under another key"
+    );
 }
 // ANCHOR_END: provider_409
 
@@ -921,7 +929,11 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
         2,
         "the retry resumed from `charged`: it did not ask the provider again"
     );
-    assert_eq!(s.db.payment_count().await, 2);
+    assert_eq!(
+        s.db.payment_count().await,
+        2,
+        "two rows in payments: the old finished payment's and the retry's, finished from `charged` without a second charge"
+    );
 }
 // ANCHOR_END: reaper
 

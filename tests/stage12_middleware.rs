@@ -648,7 +648,11 @@ async fn a_body_that_fails_validation_frees_its_key_for_the_corrected_request() 
          in its answer's extensions): the layer keeps nothing, and the corrected request \
          with the same key pays. Got: {corrected:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the corrected request is the key's only payment: one row in payments"
+    );
 }
 // ANCHOR_END: kept_or_freed
 
@@ -773,7 +777,11 @@ async fn a_route_that_gets_no_connection_frees_its_key(#[case] how: NoConnection
         "the route never sent its INSERT ({how:?}): it knows nothing was done, says \
          `NothingDone`, and the retry with the same key pays. Got: {retry:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the retry's is the only payment: one row in payments"
+    );
 }
 // ANCHOR_END: outcome_unknown
 
@@ -805,7 +813,11 @@ async fn a_get_with_a_key_is_told_405_and_leaves_the_key_to_the_post() {
         (201, None),
         "the POST with the key is the key's first request, and pays: {post:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the POST with the key paid once: one row in payments"
+    );
 }
 // ANCHOR_END: route_layer
 
@@ -872,7 +884,11 @@ async fn the_fingerprint_ignores_the_query_string_and_the_headers(
          body; a query string or a header (Content-Type, an API version) that changes \
          the request is not in it, and the first answer is replayed. Got: {again:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the replayed request paid nothing more: one row in payments"
+    );
 }
 // ANCHOR_END: fingerprint_limits
 
@@ -1447,6 +1463,10 @@ async fn a_key_freed_between_the_reservation_and_the_read_is_reserved_again() {
          route), rather than answer 409 for a request no longer in flight. Got: \
          {duplicate:?}"
     );
-    assert_eq!(db.payment_count().await, 1);
+    assert_eq!(
+        db.payment_count().await,
+        1,
+        "the request that reserved the key again is its only payment: one row in payments"
+    );
 }
 // ANCHOR_END: read_after_release

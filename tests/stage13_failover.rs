@@ -418,7 +418,11 @@ async fn statement_timeout_does_not_end_a_commit_waiting_for_the_standby_and_a_c
     pair.until_commits_waited(1, Duration::from_millis(600))
         .await;
     let client_gone = "still waiting";
-    assert_eq!(pair.cancel_waiting_commits().await, 1);
+    assert_eq!(
+        pair.cancel_waiting_commits().await,
+        1,
+        "the COMMIT whose client went is still waiting for the standby (the client going does not end the wait): one COMMIT to cancel"
+    );
 
     harness::observe(
         "stage13.statement_timeout",
@@ -491,7 +495,11 @@ async fn with_the_standby_away_a_payment_is_answered_503_within_the_bound_and_it
     // Once the standby is back, it has the payment too.
     pair.restore_stream().await;
     pair.catch_up().await;
-    assert_eq!(pair.count(Server::Standby, one).await, 1);
+    assert_eq!(
+        pair.count(Server::Standby, one).await,
+        1,
+        "once the standby is back and has caught up, it has the payment answered 503: one row"
+    );
 }
 // ANCHOR_END: standby_away
 

@@ -429,7 +429,11 @@ async fn an_answer_that_is_not_json_hands_back_the_key_and_paying_again_replays(
         .await
         .unwrap_or_else(|e| panic!("pay() again should be answered: {e}"));
     assert_eq!(reply.status, 201, "{reply:?}");
-    assert_eq!(reply.body, first_server_answer(&proxy));
+    assert_eq!(
+        reply.body,
+        first_server_answer(&proxy),
+        "paying again with the handed-back key must get the first payment's stored answer, replayed, not a new payment's"
+    );
     let made = db.payment_count().await;
     assert!(
         made == 1,

@@ -588,7 +588,11 @@ async fn the_reaper_refuses_settings_it_cannot_work_with(#[case] settings: stage
 
 #[test]
 fn the_default_and_the_smallest_settings_are_valid() {
-    assert_eq!(stage9::Config::default().validate(), Ok(()));
+    assert_eq!(
+        stage9::Config::default().validate(),
+        Ok(()),
+        "the default settings must be valid"
+    );
     let smallest = stage9::Config {
         reap_batch: 1,
         retention: Duration::from_millis(1),

@@ -46,7 +46,11 @@ async fn the_standby_replays_the_primary_until_its_stream_is_cut_and_again_once_
     pair.execute(Server::Primary, "INSERT INTO t VALUES (1)")
         .await;
     pair.catch_up().await;
-    assert_eq!(pair.count(Server::Standby, ROWS).await, 1);
+    assert_eq!(
+        pair.count(Server::Standby, ROWS).await,
+        1,
+        "the standby has the primary's row once it has caught up"
+    );
 
     pair.cut_stream().await;
     pair.execute(Server::Primary, "INSERT INTO t VALUES (2)")
@@ -104,7 +108,11 @@ async fn a_crashed_primary_loses_what_its_standby_had_not_received_and_the_promo
     );
     pair.execute(Server::Standby, "INSERT INTO t VALUES (3)")
         .await;
-    assert_eq!(pair.count(Server::Standby, ROWS).await, 2);
+    assert_eq!(
+        pair.count(Server::Standby, ROWS).await,
+        2,
+        "the promoted standby takes writes: its row and the new one"
+    );
 }
 
 #[tokio::test]
@@ -154,7 +162,8 @@ async fn with_a_named_synchronous_standby_a_commit_waits_until_a_cancel_ends_the
         .expect("the task ran");
     assert_eq!(
         inserted.expect("the INSERT succeeds: its wait is cancelled, not its commit"),
-        1
+        1,
+        "the cancelled INSERT still reports its one row: it was committed on the primary"
     );
     assert_eq!(
         pair.count(Server::Primary, ROWS).await,

@@ -39,11 +39,19 @@ async fn a_migration_that_does_not_apply_names_its_file_and_the_stage_to_run_aga
         .await
         .err()
         .expect("the second test of a broken schema fails too");
-    assert_eq!(again.to_string(), message);
+    assert_eq!(
+        again.to_string(),
+        message,
+        "a second test of the broken schema is told the same as the first"
+    );
 
     // Another schema is not affected.
     let db = TestDb::try_create(reference_schema())
         .await
         .expect("a database of the reference schema");
-    assert_eq!(db.payment_count().await, 0);
+    assert_eq!(
+        db.payment_count().await,
+        0,
+        "a database of another schema is made, empty"
+    );
 }

@@ -174,7 +174,11 @@ async fn the_trace_of_the_deadlocked_pool_shows_each_timed_out_request_idle_in_i
             ),
         }
     }
-    assert_eq!(held_open + never_connected, timed_out);
+    assert_eq!(
+        held_open + never_connected,
+        timed_out,
+        "every request that timed out either held a connection idle in its transaction or never had one"
+    );
     assert!(
         held_open >= 1,
         "the deadlock: at least one request timed out holding a connection idle in its transaction \

@@ -380,7 +380,7 @@ def check_twin_goals(stages):
                     error(TWIN, at, f"stage {n}'s Portuguese goal gives away prediction `{pid}`: it says "
                           f"{what} ({said.group(0)!r}); what happened goes in `outcome`")
                     break
-            known = SPEC_ASKED_PHASE_TWO.get((n, pid)) or SPEC_SIGNS_REVIEWED.get((n, pid))
+            known = SPEC_SIGNS_REVIEWED.get((n, pid))
             for what, test in [] if known else spec_signs(prediction, translated, questions.get(pid), "pt-BR"):
                 said = test(goal)
                 if said:
@@ -530,7 +530,7 @@ def check_spec_asked(chapter, text, stage):
                           if not line.startswith("**") and not line.startswith("- "))
         for what, test in spec_signs(prediction):
             said = test(flat(stage.get("goal", "")))
-            known = SPEC_ASKED_PHASE_TWO.get((n, pid)) or SPEC_SIGNS_REVIEWED.get((n, pid))
+            known = SPEC_SIGNS_REVIEWED.get((n, pid))
             if said and known:
                 notes.append(f"stage {n}, prediction `{pid}`: its goal says {what}: {known}")
                 break
@@ -546,11 +546,6 @@ def check_spec_asked(chapter, text, stage):
                       "after the questions, or ask something else")
                 break
 
-
-# Predictions known to ask their stage's spec, to be rewritten once the work on their
-# stage lands: reported as notes, not errors, until then. Empty since issue 36's second
-# phase; a new entry needs an issue that rewrites the prediction.
-SPEC_ASKED_PHASE_TWO: dict = {}
 
 # Signs read and found not to state the answer: each with why, reported as a note.
 SPEC_SIGNS_REVIEWED = {

@@ -122,12 +122,22 @@ def fail(message):
 
 
 def source_value(path, pattern, what):
-    """A constant read out of the source the tests ran with, not retyped here."""
-    text = (ROOT / path).read_text(encoding="utf-8")
-    found = re.search(pattern, text)
-    if not found:
+    """A constant read out of the source the tests ran with, not retyped here. `path`: a
+    file, or a crate's `src` folder, every .rs file of it read (a constant may move from
+    one module of its crate to another: the harness's acquire timeout did)."""
+    where = ROOT / path
+    files = sorted(where.rglob("*.rs")) if where.is_dir() else [where]
+    values = {}
+    for file in files:
+        found = re.search(pattern, file.read_text(encoding="utf-8"))
+        if found:
+            values.setdefault(found.group(1), []).append(str(file.relative_to(ROOT)))
+    if not values:
         fail(f"cannot find {what} in {path} (pattern {pattern!r}); update results.py")
-    return found.group(1)
+    if len(values) > 1:
+        fail(f"{what} has more than one value in {path}: "
+             + "; ".join(f"{value} in {', '.join(at)}" for value, at in values.items()))
+    return next(iter(values))
 
 
 def run_tests(packages, required):
@@ -297,7 +307,7 @@ def changed_body_rows(seen, t):
 
 def small_pool_rows(seen, t):
     acquire = source_value(
-        "tests/harness/src/pool.rs",
+        "tests/harness/src",
         r"ACQUIRE_TIMEOUT: Duration = Duration::from_secs\((\d+)\)",
         "the harness's acquire timeout",
     )
@@ -349,7 +359,7 @@ def small_pool_rows(seen, t):
 
 def small_pool_section(seen, t):
     in_flight_wait = source_value(
-        "solutions/stage5-small-pool/src/lib.rs",
+        "solutions/stage5-small-pool/src",
         r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
         "stage 5's lock_timeout",
     )
@@ -461,7 +471,7 @@ def retrying_client_varying(seen, t):
 
 def key_per_client_section(seen, t):
     stage8_attempts = source_value(
-        "solutions/stage8-key-per-client/src/route.rs",
+        "solutions/stage8-key-per-client/src",
         r"attempts: (\d+),",
         "stage 8's default number of attempts",
     )
@@ -504,7 +514,7 @@ def key_per_client_section(seen, t):
 
 def expiry_section(seen, t):
     stage9_hours = int(source_value(
-        "solutions/stage9-expiry/src/route.rs",
+        "solutions/stage9-expiry/src",
         r"retention: Duration::from_secs\((\d+) \* 60 \* 60\)",
         "stage 9's default retention",
     ))
@@ -545,7 +555,7 @@ def one_round_trip_section(seen, t):
     s10_slow = seen["stage10.slow_first_request"]
     s10_answered = seen["stage10.answered_key"]
     in_flight_wait10 = source_value(
-        "solutions/stage10-one-round-trip/src/lib.rs",
+        "solutions/stage10-one-round-trip/src",
         r'IN_FLIGHT_WAIT: &str = "([^"]+)"',
         "stage 10's lock_timeout",
     )

@@ -74,6 +74,8 @@ class Module:
     def __init__(self, path: tuple[str, ...], file: Path, dir_: Path):
         self.path, self.file, self.dir = path, file, dir_
         self.children: dict[str, Module] = {}
+        # The file's code as `strip` leaves it: read once, by every pass.
+        self.code = strip(file.read_text())
 
 
 def module_tree(root_file: Path) -> dict[tuple[str, ...], Module]:
@@ -82,7 +84,7 @@ def module_tree(root_file: Path) -> dict[tuple[str, ...], Module]:
     def visit(path: tuple[str, ...], file: Path, dir_: Path) -> Module:
         module = Module(path, file, dir_)
         modules[path] = module
-        code = strip(file.read_text())
+        code = module.code
         # `mod name;` at the file's top level (inline modules hold no file modules here).
         for m in re.finditer(
             r'((?:#\[[^\]]*\]\s*)*)(?:pub(?:\([^)]*\))?\s+)?mod\s+(' + IDENT + r")\s*;", code
@@ -152,7 +154,7 @@ def reexports(modules: dict[tuple[str, ...], Module]) -> dict[tuple[tuple[str, .
     name) -> their file's module."""
     found = {}
     for module in modules.values():
-        code = strip(module.file.read_text())
+        code = module.code
         for m in re.finditer(r"\bmacro_export\s*\]\s*macro_rules!\s*(" + IDENT + ")", code):
             found[((), m.group(1))] = module.path
         for m in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+([^;]+);", code):
@@ -181,7 +183,7 @@ def arrows(modules: dict[tuple[str, ...], Module]) -> dict[tuple[Path, Path], se
     found: dict[tuple[Path, Path], set[str]] = {}
     forwarded = reexports(modules)
     for module in modules.values():
-        code = strip(module.file.read_text())
+        code = module.code
         # Where inline modules open and close, to resolve `super::` inside them.
         inline = []
         for m in re.finditer(r"\bmod\s+" + IDENT + r"\s*\{", code):

@@ -60,6 +60,9 @@ def header(source, run_by, recorded):
 
 # --- The route benchmark (crates/route-bench) -------------------------------------------
 
+# The article's servers by their language, a name in every language of the book.
+PEER_NAMES = {"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java"}
+
 ROUTE_WORDS = {
     "en": dict(
         intro="{requests} requests per route and run, {requests} transactions per pgbench script "
@@ -117,7 +120,6 @@ ROUTE_WORDS = {
         "same route, same run.",
         vs_peers="  Against the article's servers, same run, a new key per request: {list}.",
         vs_peer="{spread} of the {peer} server's rate",
-        peer_names={"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java"},
     ),
     "pt-BR": dict(
         intro="{requests} pedidos por rota e por execução, {requests} transações por script do "
@@ -182,7 +184,6 @@ ROUTE_WORDS = {
         "nova por pedido, mesma rota, mesma execução.",
         vs_peers="  Diante dos servidores do artigo, mesma execução, uma chave nova por pedido: {list}.",
         vs_peer="{spread} da taxa do servidor {peer}",
-        peer_names={"python": "Python", "typescript": "TypeScript", "go": "Go", "java": "Java"},
     ),
 }
 
@@ -235,7 +236,7 @@ def route_cost(data, lang):
         if goals.get("vs_peers"):
             out.append(w["vs_peers"].format(list=", ".join(
                 w["vs_peer"].format(spread=spread(peer["ratio"], 2, runs, lang),
-                                    peer=w["peer_names"][peer["peer"]])
+                                    peer=PEER_NAMES[peer["peer"]])
                 for peer in goals["vs_peers"])))
     return "\n".join(out) + "\n"
 

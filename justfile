@@ -33,6 +33,11 @@ watch N *FLAGS:
 progress:
     @{{runner}} progress
 
+# Show again the timeline of a stage's last run: who waited on whom in the burst that decided it ([N], the stage run last by default; --test NAME another test's burst, --list the run's bursts)
+[no-exit-message]
+timeline *FLAGS:
+    @{{runner}} timeline {{FLAGS}}
+
 # Restore stage N's files as committed and forget its answers (asks first; --yes does not)
 [no-exit-message]
 reset N *FLAGS:

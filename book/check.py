@@ -732,17 +732,23 @@ def check_description(stages):
               f"(stages.toml has {count}): {description!r}")
 
 
-RUNNER_COMMANDS = r"stage|hint|watch|progress|reset|solution|doctor|db-stop|review|verify|flaky|probe|api"
-JUST_RUNNER = re.compile(rf"\bjust\s+(?:{RUNNER_COMMANDS})(?![\w-])")
+def just_runner():
+    """`just COMMAND` for each runner command the justfile passes on (a recipe that runs
+    `{{runner}} COMMAND`): what `cargo workbook COMMAND` says without just."""
+    justfile = (BOOK.parent / "justfile").read_text(encoding="utf-8")
+    commands = sorted(set(re.findall(r"^\s+@?\{\{runner\}\}\s+([\w-]+)", justfile, re.M)))
+    return re.compile(rf"\bjust\s+(?:{'|'.join(map(re.escape, commands))})(?![\w-])")
 
 
 def check_commands(stages):
     """`cargo workbook ...` works on a fresh clone; `just` is optional. A line that
     names both is the one that explains it."""
+    just_command = just_runner()
+
     def look(path, k, line):
-        if JUST_RUNNER.search(line) and "cargo workbook" not in line:
-            error(path, k, f"`{JUST_RUNNER.search(line).group(0)}`: say `cargo workbook "
-                  f"{JUST_RUNNER.search(line).group(0).split()[-1]}` (just is optional)")
+        if just_command.search(line) and "cargo workbook" not in line:
+            error(path, k, f"`{just_command.search(line).group(0)}`: say `cargo workbook "
+                  f"{just_command.search(line).group(0).split()[-1]}` (just is optional)")
     for page in pages():
         for k, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
             look(page, k, line)
@@ -753,8 +759,8 @@ def check_commands(stages):
                 look(source, k, line)
     for s in stages:
         for text in [s.get("goal", ""), s.get("outcome", "")] + list(s.get("hints", [])):
-            if JUST_RUNNER.search(text):
-                error(STAGES, 1, f"stage {s['number']}: {JUST_RUNNER.search(text).group(0)!r} in a goal or "
+            if just_command.search(text):
+                error(STAGES, 1, f"stage {s['number']}: {just_command.search(text).group(0)!r} in a goal or "
                       "hint: say `cargo workbook ...`")
 
 

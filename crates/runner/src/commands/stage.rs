@@ -151,11 +151,12 @@ pub fn run(wb: &Workbook, number: u32, options: StageOptions) -> Result<bool, Er
         state.remember_timeline(number, &trace.id);
         let words = crate::timelines::words(l);
         // In watch the keys line follows; the command is for a terminal of its own.
+        let name = timeline::say!(words, "test-name-placeholder");
         let again = timeline::say!(
             words,
             "shown-again",
             command = command(&format!("timeline {number}")),
-            test_command = command(&format!("timeline {number} --test NAME"))
+            test_command = command(&format!("timeline {number} --test {name}"))
         );
         crate::timelines::print(l, trace, (!options.watching).then_some(again.as_str()));
     }

@@ -85,6 +85,8 @@ more-kinds = … { $count ->
 axis-unit-ms = ms
 axis-unit-s = s
 shown-again = { $command } shows it again; { $test_command }, the timeline of another test.
+# The placeholder for a test's name in `timeline N --test NAME`.
+test-name-placeholder = NAME
 no-trace = No timeline: { $why }
 no-trace-none-recorded = this run recorded no burst (its tests fire none, or they failed before one).
 no-trace-not-that-test = no burst of a test named { $test } in this run. Bursts: { $tests }.

@@ -92,6 +92,8 @@ more-kinds = … { $count ->
 axis-unit-ms = ms
 axis-unit-s = s
 shown-again = { $command } mostra de novo; { $test_command }, a linha do tempo de outro teste.
+# The placeholder for a test's name in `timeline N --test NAME`.
+test-name-placeholder = NOME
 no-trace = Sem linha do tempo: { $why }
 no-trace-none-recorded = esta execução não gravou nenhuma rajada (os testes dela não disparam nenhuma, ou falharam antes).
 no-trace-not-that-test = nenhuma rajada de um teste chamado { $test } nesta execução. Rajadas: { $tests }.

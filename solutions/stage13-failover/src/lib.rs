@@ -14,7 +14,7 @@ mod payment;
 mod route;
 
 pub use commit::Commit;
-pub use payment::{commit_within, create_payment};
+pub use payment::{commit_within, create_payment, wait_for_standby_on_commit};
 pub use route::{App, Config, RouteConfig, Router, router, serve};
 pub use stage8::{Answer, ClientId};
 

@@ -3,7 +3,7 @@
 //! bound.
 
 use payment_model::{PaymentError, PaymentRequest, Reply};
-use sqlx::{Acquire, Postgres, Transaction};
+use sqlx::{Acquire, PgConnection, Postgres, Transaction};
 use stage4::request_hash;
 use stage8::{
     Answer, ClientId, bound_lock_wait, is_serialization_failure, pay_and_record, restore_lock_wait,
@@ -59,14 +59,7 @@ async fn attempt_once(
     match inserted {
         Ok(done) if done.rows_affected() == 1 => {
             restore_lock_wait(&mut tx, &previous).await?;
-            // This COMMIT returns once the standby has flushed it (`on`; the
-            // server's default is `local`). The backend's process id is what a
-            // cancel of its wait names.
-            let (_, backend): (String, i32) = sqlx::query_as(
-                "SELECT set_config('synchronous_commit', 'on', true), pg_backend_pid()",
-            )
-            .fetch_one(&mut *tx)
-            .await?;
+            let backend = wait_for_standby_on_commit(&mut tx).await?;
             let reply = pay_and_record(&mut tx, client, key, request).await?;
             let commit = commit_within(tx, backend, app).await;
             if commit == Commit::Unknown {
@@ -88,6 +81,18 @@ async fn attempt_once(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Makes this transaction's COMMIT return only once the standby has flushed it
+/// (`on`; the server's default is `local`), and returns the session's process
+/// id: what a cancel of that wait names.
+pub async fn wait_for_standby_on_commit(tx: &mut PgConnection) -> Result<i32, PaymentError> {
+    // `true`: for this transaction only, as SET LOCAL.
+    let (_, backend): (String, i32) =
+        sqlx::query_as("SELECT set_config('synchronous_commit', 'on', true), pg_backend_pid()")
+            .fetch_one(tx)
+            .await?;
+    Ok(backend)
 }
 // ANCHOR_END: attempt_once
 

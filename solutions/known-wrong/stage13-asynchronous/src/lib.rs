@@ -5,10 +5,7 @@
 //! primary dies before the standby received the payment, and after the failover
 //! the retry pays again.
 
-pub use stage13_answer::{
-    Answer, App, ClientId, Commit, Config, MIGRATION, MIGRATION_SOURCE, RouteConfig, Router,
-    commit_within, create_payment, router, serve,
-};
+pub use stage13_answer::*;
 
 /// The bug: the primary's settings name no synchronous standby.
 pub const PRIMARY_SETTINGS: &str = "# PostgreSQL's defaults: replication is asynchronous.\n";

@@ -3,10 +3,7 @@
 //! for the standby, not only the payments: while the standby is away, a write
 //! that is not a payment stops too.
 
-pub use stage13_answer::{
-    Answer, App, ClientId, Commit, Config, MIGRATION, MIGRATION_SOURCE, RouteConfig, Router,
-    commit_within, create_payment, router, serve,
-};
+pub use stage13_answer::*;
 
 /// The bug: no `synchronous_commit = local` beside the standby's name.
 pub const PRIMARY_SETTINGS: &str = "synchronous_standby_names = 'FIRST 1 (standby1)'\n";

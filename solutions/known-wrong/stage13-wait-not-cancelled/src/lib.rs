@@ -1,21 +1,25 @@
-//! Known wrong: see payment.rs. The route and the ends of a COMMIT are the model
-//! answer's, compiled into this crate.
+//! Known wrong: the model answer, whose COMMIT is abandoned when the bound has
+//! passed, instead of cancelled. The client is told 503, but the session goes on
+//! waiting for the standby: the payment is not committed, not visible, and its
+//! key stays locked, so the retry is told 409 instead of its payment.
 
-#[path = "../../../stage13-failover/src/commit.rs"]
-mod commit;
-mod payment;
-#[path = "../../../stage13-failover/src/route.rs"]
-mod route;
+pub use stage13_answer::*;
+include!("../../stage13-payment.rs");
 
-pub use commit::Commit;
-pub use payment::{commit_within, create_payment};
-pub use route::{App, Config, RouteConfig, Router, router, serve};
-pub use stage8::{Answer, ClientId};
-
-pub const MIGRATION: &str =
-    include_str!("../../../stage8-key-per-client/migrations/0001_clients.sql");
-pub const MIGRATION_SOURCE: &str = "solutions/stage8-key-per-client/migrations/0001_clients.sql";
-
-/// The model answer's primary settings.
-pub const PRIMARY_SETTINGS: &str = include_str!("../../../stage13-failover/primary.conf");
-pub const PRIMARY_SETTINGS_SOURCE: &str = "solutions/stage13-failover/primary.conf";
+pub async fn commit_within(
+    tx: sqlx::Transaction<'_, sqlx::Postgres>,
+    _backend: i32,
+    app: &App,
+) -> Commit {
+    match tokio::time::timeout(app.config.commit_wait, tx.commit()).await {
+        Ok(Ok(())) => Commit::Confirmed,
+        Ok(Err(e)) => {
+            eprintln!("POST /payments: COMMIT failed, its outcome unknown: {e}");
+            Commit::Unknown
+        }
+        // The mistake: the COMMIT is dropped, not cancelled. The session goes on
+        // waiting for the standby (a closed connection does not end the wait),
+        // its payment invisible and its key locked.
+        Err(_) => Commit::Unconfirmed,
+    }
+}

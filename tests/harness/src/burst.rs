@@ -4,7 +4,6 @@ use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -304,9 +303,9 @@ impl Outcome {
 /// The runner shows these figures beside the learner's predictions, and `just
 /// verify` checks the answer keys of `stages.toml` against them.
 pub fn observe(scenario: &str, what: &impl Serialize) {
-    let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
+    if std::env::var_os("WORKBOOK_OBSERVATIONS").is_none() {
         return;
-    };
+    }
     let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(what) else {
         return;
     };
@@ -317,14 +316,7 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     if let Some(trace) = crate::trace::last_trace_id() {
         line.insert(timeline::trace::LINE_KEY.to_owned(), trace.into());
     }
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        // One write per line: lines from parallel tests do not interleave.
-        let _ = file.write_all(format!("{}\n", serde_json::Value::Object(line)).as_bytes());
-    }
+    crate::condition::append_observation(&serde_json::Value::Object(line).to_string());
 }
 
 impl Outcome {

@@ -43,7 +43,6 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
@@ -420,14 +419,8 @@ impl Drop for Burst {
 /// Appends `trace` to the observations file (when the runner asked for one),
 /// and keeps it as this thread's last.
 fn write(trace: &Trace) {
-    if let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS")
-        && let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-    {
-        // One write per line: lines from parallel tests do not interleave.
-        let _ = file.write_all(format!("{}\n", trace.to_line()).as_bytes());
+    if std::env::var_os("WORKBOOK_OBSERVATIONS").is_some() {
+        crate::condition::append_observation(&trace.to_line());
     }
     LAST.with(|last| *last.borrow_mut() = Some(trace.clone()));
 }

@@ -59,7 +59,7 @@ use tokio::sync::mpsc;
 
 use crate::BackendChoice;
 use crate::pool::PoolSize;
-use crate::wire::{self, Side, Upstream};
+use crate::wire::{self, Side, Upstream, split_cstr};
 
 /// Turns recording on for this process even without `WORKBOOK_OBSERVATIONS`:
 /// for tests of the recording itself, which read [`last_trace`].
@@ -769,14 +769,6 @@ struct Conn {
     lookups: Lookups,
 }
 
-fn cstr(bytes: &[u8]) -> (String, &[u8]) {
-    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
-    (
-        String::from_utf8_lossy(&bytes[..end]).into_owned(),
-        bytes.get(end + 1..).unwrap_or(&[]),
-    )
-}
-
 /// An error or notice's fields: type byte and value.
 fn fields(body: &[u8]) -> HashMap<u8, String> {
     let mut out = HashMap::new();
@@ -785,7 +777,7 @@ fn fields(body: &[u8]) -> HashMap<u8, String> {
         if kind == 0 {
             break;
         }
-        let (value, next) = cstr(after);
+        let (value, next) = split_cstr(after);
         out.insert(kind, value);
         rest = next;
     }
@@ -809,7 +801,7 @@ impl Conn {
         let now = Instant::now();
         match (side, kind) {
             (Side::Frontend, b'Q') => {
-                let (sql, _) = cstr(body);
+                let (sql, _) = split_cstr(body);
                 if let Some(rest) = sql.strip_prefix(MARKER) {
                     self.named(rest, now);
                     self.pending.push_back(Pending::Naming { answered: false });
@@ -823,13 +815,13 @@ impl Conn {
                 }
             }
             (Side::Frontend, b'P') => {
-                let (name, rest) = cstr(body);
-                let (sql, _) = cstr(rest);
+                let (name, rest) = split_cstr(body);
+                let (sql, _) = split_cstr(rest);
                 self.prepared.insert(name, (sql, Some(now)));
             }
             (Side::Frontend, b'B') => {
-                let (_portal, rest) = cstr(body);
-                self.bound = cstr(rest).0;
+                let (_portal, rest) = split_cstr(body);
+                self.bound = split_cstr(rest).0;
             }
             (Side::Frontend, b'E') => {
                 let (sql, sent) = match self.prepared.get_mut(&self.bound) {
@@ -845,7 +837,7 @@ impl Conn {
             (Side::Frontend, b'S') => self.pending.push_back(Pending::Sync),
             (Side::Backend, b'C') | (Side::Backend, b'I') | (Side::Backend, b's') => {
                 let tag = if kind == b'C' {
-                    cstr(body).0
+                    split_cstr(body).0
                 } else {
                     String::new()
                 };

@@ -276,7 +276,7 @@ impl Exchange {
 }
 
 /// A NUL-terminated string at the start of `bytes`, and what follows it.
-fn split_cstr(bytes: &[u8]) -> (String, &[u8]) {
+pub(crate) fn split_cstr(bytes: &[u8]) -> (String, &[u8]) {
     let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
     (
         String::from_utf8_lossy(&bytes[..end]).into_owned(),

@@ -44,7 +44,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -635,25 +635,8 @@ fn connection_event(tag: &Tag, opened: bool) {
 fn socket_dir() -> Option<&'static PathBuf> {
     static DIR: OnceLock<Option<(PathBuf, Child)>> = OnceLock::new();
     DIR.get_or_init(|| {
-        use std::os::unix::process::CommandExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("workbook-trace.{}.{nanos}", std::process::id()));
-        // Its stdin closes when this process ends, even by `kill -9`.
-        let janitor = Command::new("sh")
-            .arg("-c")
-            .arg(wire::JANITOR)
-            .arg("sh")
-            .arg(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .ok()?;
+        // Kept for the whole process: its janitor removes it when the process ends.
+        let (dir, janitor) = wire::janitored_dir("workbook-trace").ok()?;
         std::fs::create_dir(&dir).ok()?;
         Some((dir, janitor))
     })

@@ -89,8 +89,31 @@ pub struct WireRelay {
 }
 
 /// Removes the directory `$1` once stdin closes.
-pub(crate) const JANITOR: &str =
-    r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+const JANITOR: &str = r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+
+/// A directory of this process's own in the temp dir (`<prefix>.<pid>.<nanos>`,
+/// not created yet: the caller makes it), and the shell that removes it once
+/// its stdin closes: when the `Child`'s stdin is dropped, or when this process
+/// ends for any reason, even `kill -9`.
+pub(crate) fn janitored_dir(prefix: &str) -> std::io::Result<(PathBuf, Child)> {
+    use std::os::unix::process::CommandExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("{prefix}.{}.{nanos}", std::process::id()));
+    let janitor = Command::new("sh")
+        .arg("-c")
+        .arg(JANITOR)
+        .arg("sh")
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    Ok((dir, janitor))
+}
 
 impl WireRelay {
     /// Starts a relay to the server of `upstream`; connect through [`Self::options`].
@@ -116,25 +139,8 @@ impl WireRelay {
     }
 
     async fn start_with(upstream: &PgConnectOptions, lose: Option<&'static str>) -> WireRelay {
-        use std::os::unix::process::CommandExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("workbook-wire.{}.{nanos}", std::process::id()));
-        let janitor = Command::new("sh")
-            .arg("-c")
-            .arg(JANITOR)
-            .arg("sh")
-            .arg(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        let janitor = match janitor {
-            Ok(janitor) => janitor,
+        let (dir, janitor) = match janitored_dir("workbook-wire") {
+            Ok(made) => made,
             Err(e) => panic!(
                 "{}",
                 t!(

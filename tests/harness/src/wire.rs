@@ -448,20 +448,26 @@ async fn copy_parsed<R, W>(
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    // One buffer for every message of the connection: its head, then its body
+    // read in after it, passed on as it came.
+    let mut message = Vec::new();
     loop {
-        let Some(head) = read_exact(&mut from, 5).await else {
+        message.clear();
+        message.resize(5, 0);
+        if from.read_exact(&mut message).await.is_err() {
             return;
-        };
-        let n = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-        let Some(body) = read_exact(&mut from, n.saturating_sub(4)).await else {
+        }
+        let n = u32::from_be_bytes([message[1], message[2], message[3], message[4]]) as usize;
+        message.resize(5 + n.saturating_sub(4), 0);
+        if from.read_exact(&mut message[5..]).await.is_err() {
             return;
-        };
-        match observe(side, head[0], &body) {
+        }
+        match observe(side, message[0], &message[5..]) {
             Pass::On => {}
             Pass::Swallow => continue,
             Pass::End => return,
         }
-        if to.write_all(&[head, body].concat()).await.is_err() {
+        if to.write_all(&message).await.is_err() {
             return;
         }
     }

@@ -170,7 +170,7 @@ impl Words {
         }
     }
 
-    fn decimal_separator(&self, text: String) -> String {
+    pub(crate) fn decimal_separator(&self, text: String) -> String {
         match self.lang {
             Lang::English => text,
             Lang::BrazilianPortuguese => text.replace('.', ","),

@@ -41,18 +41,7 @@ where
             (i + 1, task)
         })
         .collect();
-    let all = async {
-        let mut results = Vec::with_capacity(n);
-        for at in 0..tasks.len() {
-            let (done, rest) = tasks.split_at_mut(at + 1);
-            let (request, task) = &mut done[at];
-            let result = (&mut *task).await;
-            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<T>)> =
-                rest.iter_mut().map(|(n, t)| (*n, t)).collect();
-            results.push(burst.joined(*request, result, &mut rest).await);
-        }
-        results
-    };
+    let all = burst.join_all(&mut tasks);
     within(
         BURST_BOUND,
         &t!(crate::messages::MESSAGES, "burst-what", count = n),

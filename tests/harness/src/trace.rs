@@ -359,6 +359,22 @@ impl Burst {
         }
     }
 
+    /// The values of `tasks` (each request's number and task), in order; a
+    /// panic is [`joined`](Self::joined) with the tasks after it.
+    pub(crate) async fn join_all<T>(
+        &self,
+        tasks: &mut [(usize, tokio::task::JoinHandle<T>)],
+    ) -> Vec<T> {
+        let mut results = Vec::with_capacity(tasks.len());
+        for at in 0..tasks.len() {
+            let (done, rest) = tasks.split_at_mut(at + 1);
+            let (request, task) = &mut done[at];
+            let result = task.await;
+            results.push(self.joined(*request, result, rest).await);
+        }
+        results
+    }
+
     /// The value of request `n`'s task; when it panicked, the panic is recorded,
     /// the other requests (`rest`) are given [`SETTLE`] to end (so that the trace
     /// says how each ended), and the panic goes on.
@@ -366,7 +382,7 @@ impl Burst {
         &self,
         n: usize,
         result: Result<T, tokio::task::JoinError>,
-        rest: &mut [(usize, &mut tokio::task::JoinHandle<T>)],
+        rest: &mut [(usize, tokio::task::JoinHandle<T>)],
     ) -> T {
         let payload = match result {
             Ok(value) => return value,
@@ -376,7 +392,7 @@ impl Burst {
         if self.is_on() {
             let deadline = tokio::time::Instant::now() + SETTLE;
             for (other, handle) in rest.iter_mut() {
-                match tokio::time::timeout_at(deadline, &mut **handle).await {
+                match tokio::time::timeout_at(deadline, handle).await {
                     Ok(Err(e)) if e.is_panic() => self.panicked(*other, &*e.into_panic()),
                     Ok(_) => {}
                     // Still running: the trace says so.

@@ -11,6 +11,7 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use l10n::t;
 use payment_model::{PaymentError, Reply};
 use serde::Serialize;
+use timeline::trace::{LOCK_TIMEOUT, NO_ANSWER, POOL_TIMED_OUT, UNANSWERED, UNIQUE_VIOLATION};
 use tokio::sync::Barrier;
 
 /// Every burst ends within this, or the test fails saying so (a hang is a bug).
@@ -88,8 +89,8 @@ pub(crate) fn answer_of<T: 'static>(out: &T) -> String {
     {
         return match result {
             Ok(answer) => answer.status.to_string(),
-            Err(crate::http::CallError::TimedOut(_)) => "unanswered".to_owned(),
-            Err(crate::http::CallError::NoAnswer(_)) => "no answer".to_owned(),
+            Err(crate::http::CallError::TimedOut(_)) => UNANSWERED.to_owned(),
+            Err(crate::http::CallError::NoAnswer(_)) => NO_ANSWER.to_owned(),
             Err(crate::http::CallError::NotJson { status, .. }) => status.to_string(),
         };
     }
@@ -152,9 +153,6 @@ impl ReplyKind {
     }
 }
 
-const POOL_TIMED_OUT: &str = "error: pool timed out";
-const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
-const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
 const OTHER_ERROR: &str = "error: ";
 
 impl ReplyKind {

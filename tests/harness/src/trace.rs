@@ -428,17 +428,17 @@ impl Drop for Burst {
             all.remove(&trace.id);
         }
         ACTIVE.fetch_sub(1, Ordering::Relaxed);
-        write(&trace);
+        write(trace);
     }
 }
 
 /// Appends `trace` to the observations file (when the runner asked for one),
 /// and keeps it as this thread's last.
-fn write(trace: &Trace) {
+fn write(trace: Trace) {
     if std::env::var_os("WORKBOOK_OBSERVATIONS").is_some() {
         crate::condition::append_observation(&trace.to_line());
     }
-    LAST.with(|last| *last.borrow_mut() = Some(trace.clone()));
+    LAST.with(|last| *last.borrow_mut() = Some(trace));
 }
 
 /// Records a request's start when it begins, and its end however it ends.

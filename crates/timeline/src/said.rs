@@ -6,6 +6,48 @@ use crate::say;
 use crate::trace::{Holder, Missing, Trace};
 use crate::words::Words;
 
+/// The smallest of 1, 2, 5 × 10^k at least `raw` (µs): the step between an
+/// axis's ticks.
+pub fn nice_step(raw: u64) -> u64 {
+    let mut magnitude = 1;
+    loop {
+        for m in [1, 2, 5] {
+            if m * magnitude >= raw.max(1) {
+                return m * magnitude;
+            }
+        }
+        magnitude *= 10;
+    }
+}
+
+/// An axis `total_us` long is labelled in seconds from 10 s, else in ms.
+fn in_seconds(total_us: u64) -> bool {
+    total_us >= 10_000_000
+}
+
+/// The unit written after the last label of an axis `total_us` long.
+pub fn axis_unit(total_us: u64, words: &Words) -> String {
+    if in_seconds(total_us) {
+        say!(words, "axis-unit-s")
+    } else {
+        say!(words, "axis-unit-ms")
+    }
+}
+
+/// The label of the tick at `t_us` on an axis `total_us` long with ticks
+/// `step_us` apart: in the axis's unit (not written), with the language's
+/// decimal separator.
+pub fn tick_label(t_us: u64, step_us: u64, total_us: u64, words: &Words) -> String {
+    let text = if in_seconds(total_us) {
+        format!("{}", t_us as f64 / 1_000_000.0)
+    } else if step_us < 1_000 {
+        format!("{}", t_us as f64 / 1000.0)
+    } else {
+        format!("{}", t_us / 1000)
+    };
+    words.decimal_separator(text)
+}
+
 /// The heading: whose burst, how many requests, how long.
 pub fn title(trace: &Trace, picture: &Picture, words: &Words) -> String {
     let duration = words.duration(picture.end_us);

@@ -88,13 +88,8 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
     // The axis: round ticks, the unit after the last label.
     y += 18.0;
     let axis_y = y;
-    let step = nice_step((picture.end_us / 4).max(1));
-    let in_seconds = picture.end_us >= 10_000_000;
-    let unit = if in_seconds {
-        say!(words, "axis-unit-s")
-    } else {
-        say!(words, "axis-unit-ms")
-    };
+    let step = said::nice_step(picture.end_us / 4);
+    let unit = said::axis_unit(picture.end_us, words);
     let mut t = 0;
     let mut ticks = Vec::new();
     while t <= picture.end_us {
@@ -103,16 +98,7 @@ pub fn draw(trace: &Trace, words: &Words) -> String {
     }
     for (i, t) in ticks.iter().enumerate() {
         let x = x_of(*t);
-        let mut label = if in_seconds {
-            format!("{}", *t as f64 / 1_000_000.0)
-        } else if step < 1_000 {
-            format!("{}", *t as f64 / 1000.0)
-        } else {
-            format!("{}", t / 1000)
-        };
-        if words.lang() == crate::words::Lang::BrazilianPortuguese {
-            label = label.replace('.', ",");
-        }
+        let mut label = said::tick_label(*t, step, picture.end_us, words);
         if i == ticks.len() - 1 {
             label = format!("{label} {unit}");
         }
@@ -308,18 +294,6 @@ pub fn facts_of(svg: &str) -> Option<serde_json::Value> {
         .replace("&gt;", ">")
         .replace("&amp;", "&");
     serde_json::from_str(&text).ok()
-}
-
-fn nice_step(raw: u64) -> u64 {
-    let mut magnitude = 1;
-    loop {
-        for m in [1, 2, 5] {
-            if m * magnitude >= raw {
-                return m * magnitude;
-            }
-        }
-        magnitude *= 10;
-    }
 }
 
 #[cfg(test)]

@@ -267,26 +267,9 @@ fn end_colour(group: &Group) -> &'static str {
 /// The time axis: ticks at round times, the unit after the last.
 fn axis(total: u64, bar: usize, words: &Words) -> String {
     let ticks_wanted = (bar / 12).max(2) as u64;
-    let step = nice_step(total / ticks_wanted);
-    let in_seconds = total >= 10_000_000;
-    let unit = if in_seconds {
-        say!(words, "axis-unit-s")
-    } else {
-        say!(words, "axis-unit-ms")
-    };
-    let label = |t: u64| {
-        let text = if in_seconds {
-            format!("{}", t as f64 / 1_000_000.0)
-        } else if step < 1_000 {
-            format!("{}", t as f64 / 1000.0)
-        } else {
-            format!("{}", t / 1000)
-        };
-        match words.lang() {
-            crate::words::Lang::BrazilianPortuguese => text.replace('.', ","),
-            crate::words::Lang::English => text,
-        }
-    };
+    let step = said::nice_step(total / ticks_wanted);
+    let unit = said::axis_unit(total, words);
+    let label = |t: u64| said::tick_label(t, step, total, words);
     let mut line: Vec<char> = vec![' '; bar + unit.chars().count() + 8];
     let mut free_from = 0;
     let mut t = 0;
@@ -309,19 +292,6 @@ fn axis(total: u64, bar: usize, words: &Words) -> String {
         }
     }
     line.into_iter().collect::<String>().trim_end().to_owned()
-}
-
-/// The smallest of 1, 2, 5 × 10^k at least `raw` (µs).
-fn nice_step(raw: u64) -> u64 {
-    let mut magnitude = 1;
-    loop {
-        for m in [1, 2, 5] {
-            if m * magnitude >= raw.max(1) {
-                return m * magnitude;
-            }
-        }
-        magnitude *= 10;
-    }
 }
 
 /// How many columns `text` takes, ANSI colour codes left out.
@@ -418,8 +388,8 @@ mod tests {
 
     #[test]
     fn ticks_are_round() {
-        assert_eq!(nice_step(37_000), 50_000);
-        assert_eq!(nice_step(1), 1);
+        assert_eq!(said::nice_step(37_000), 50_000);
+        assert_eq!(said::nice_step(1), 1);
         let axis = axis(214_000, 60, &Words::of(Lang::English));
         assert!(axis.starts_with("0 "), "{axis:?}");
         assert!(axis.ends_with(" ms"), "{axis:?}");

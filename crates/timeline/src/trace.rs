@@ -123,6 +123,19 @@ pub enum End {
 /// was given none within the pool's acquire timeout (sqlx's `PoolTimedOut`).
 pub const POOL_TIMED_OUT: &str = "error: pool timed out";
 
+/// The recorded answer of a request whose INSERT broke a unique constraint.
+pub const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
+
+/// The recorded answer of a request that gave up on a lock (`lock_timeout`).
+pub const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
+
+/// The recorded answer of an HTTP call given no answer within its bound.
+pub const UNANSWERED: &str = "unanswered";
+
+/// The recorded answer of an HTTP call whose connection failed or closed
+/// without an answer.
+pub const NO_ANSWER: &str = "no answer";
+
 /// Something a request did, with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

@@ -170,7 +170,7 @@ impl Words {
         }
     }
 
-    fn decimal_separator(&self, text: String) -> String {
+    pub(crate) fn decimal_separator(&self, text: String) -> String {
         match self.lang {
             Lang::English => text,
             Lang::BrazilianPortuguese => text.replace('.', ","),
@@ -182,10 +182,10 @@ impl Words {
     pub fn answer(&self, recorded: &str) -> String {
         let key = match recorded {
             crate::trace::POOL_TIMED_OUT => "answer-pool-timed-out",
-            "error: unique violation (23505)" => "answer-unique-violation",
-            "error: lock timeout (55P03)" => "answer-lock-timeout",
-            "unanswered" => "answer-unanswered",
-            "no answer" => "answer-no-answer",
+            crate::trace::UNIQUE_VIOLATION => "answer-unique-violation",
+            crate::trace::LOCK_TIMEOUT => "answer-lock-timeout",
+            crate::trace::UNANSWERED => "answer-unanswered",
+            crate::trace::NO_ANSWER => "answer-no-answer",
             other => return other.strip_prefix("error: ").unwrap_or(other).to_owned(),
         };
         self.say(key, &[])

@@ -4,7 +4,6 @@ use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::future::Future;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +11,7 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use l10n::t;
 use payment_model::{PaymentError, Reply};
 use serde::Serialize;
+use timeline::trace::{LOCK_TIMEOUT, NO_ANSWER, POOL_TIMED_OUT, UNANSWERED, UNIQUE_VIOLATION};
 use tokio::sync::Barrier;
 
 /// Every burst ends within this, or the test fails saying so (a hang is a bug).
@@ -42,18 +42,7 @@ where
             (i + 1, task)
         })
         .collect();
-    let all = async {
-        let mut results = Vec::with_capacity(n);
-        for at in 0..tasks.len() {
-            let (done, rest) = tasks.split_at_mut(at + 1);
-            let (request, task) = &mut done[at];
-            let result = (&mut *task).await;
-            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<T>)> =
-                rest.iter_mut().map(|(n, t)| (*n, t)).collect();
-            results.push(burst.joined(*request, result, &mut rest).await);
-        }
-        results
-    };
+    let all = burst.join_all(&mut tasks);
     within(
         BURST_BOUND,
         &t!(crate::messages::MESSAGES, "burst-what", count = n),
@@ -100,8 +89,8 @@ pub(crate) fn answer_of<T: 'static>(out: &T) -> String {
     {
         return match result {
             Ok(answer) => answer.status.to_string(),
-            Err(crate::http::CallError::TimedOut(_)) => "unanswered".to_owned(),
-            Err(crate::http::CallError::NoAnswer(_)) => "no answer".to_owned(),
+            Err(crate::http::CallError::TimedOut(_)) => UNANSWERED.to_owned(),
+            Err(crate::http::CallError::NoAnswer(_)) => NO_ANSWER.to_owned(),
             Err(crate::http::CallError::NotJson { status, .. }) => status.to_string(),
         };
     }
@@ -164,9 +153,6 @@ impl ReplyKind {
     }
 }
 
-const POOL_TIMED_OUT: &str = "error: pool timed out";
-const UNIQUE_VIOLATION: &str = "error: unique violation (23505)";
-const LOCK_TIMEOUT: &str = "error: lock timeout (55P03)";
 const OTHER_ERROR: &str = "error: ";
 
 impl ReplyKind {
@@ -304,9 +290,9 @@ impl Outcome {
 /// The runner shows these figures beside the learner's predictions, and `just
 /// verify` checks the answer keys of `stages.toml` against them.
 pub fn observe(scenario: &str, what: &impl Serialize) {
-    let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
+    if std::env::var_os("WORKBOOK_OBSERVATIONS").is_none() {
         return;
-    };
+    }
     let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(what) else {
         return;
     };
@@ -317,14 +303,7 @@ pub fn observe(scenario: &str, what: &impl Serialize) {
     if let Some(trace) = crate::trace::last_trace_id() {
         line.insert(timeline::trace::LINE_KEY.to_owned(), trace.into());
     }
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        // One write per line: lines from parallel tests do not interleave.
-        let _ = file.write_all(format!("{}\n", serde_json::Value::Object(line)).as_bytes());
-    }
+    crate::condition::append_observation(&serde_json::Value::Object(line).to_string());
 }
 
 impl Outcome {

@@ -28,10 +28,18 @@ pub enum Condition {
 /// Appends `condition` to the observations file; does nothing when the runner
 /// did not ask for one (plain `cargo test`).
 pub fn report(condition: &Condition) {
-    let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
+    if std::env::var_os("WORKBOOK_OBSERVATIONS").is_none() {
         return;
-    };
-    let Ok(line) = serde_json::to_string(condition) else {
+    }
+    if let Ok(line) = serde_json::to_string(condition) {
+        append_observation(&line);
+    }
+}
+
+/// Appends `line` to the observations file the runner named
+/// (`WORKBOOK_OBSERVATIONS`); does nothing when it named none.
+pub(crate) fn append_observation(line: &str) {
+    let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS") else {
         return;
     };
     if let Ok(mut file) = std::fs::OpenOptions::new()

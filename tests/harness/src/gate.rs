@@ -171,7 +171,7 @@ where
     let gate = PaymentGate::close(db, order_id).await;
     // Recorded under the runner, from the first request on (see `trace`).
     let burst = crate::trace::Burst::start();
-    let mut first = tokio::spawn(burst.request(1, call(0), answer_of));
+    let first = tokio::spawn(burst.request(1, call(0), answer_of));
     let mut watch = db.connect().await;
     wait_for(
         &mut watch,
@@ -220,22 +220,9 @@ where
     let _ = watch.close().await;
     gate.open().await;
 
-    let all = async {
-        let mut results = Vec::with_capacity(n);
-        let result = (&mut first).await;
-        let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<Fut::Output>)> =
-            duplicates.iter_mut().map(|(n, d)| (*n, d)).collect();
-        results.push(burst.joined(1, result, &mut rest).await);
-        for at in 0..duplicates.len() {
-            let (done, later) = duplicates.split_at_mut(at + 1);
-            let (request, task) = &mut done[at];
-            let result = (&mut *task).await;
-            let mut rest: Vec<(usize, &mut tokio::task::JoinHandle<Fut::Output>)> =
-                later.iter_mut().map(|(n, d)| (*n, d)).collect();
-            results.push(burst.joined(*request, result, &mut rest).await);
-        }
-        results
-    };
+    let mut tasks = vec![(1, first)];
+    tasks.append(&mut duplicates);
+    let all = burst.join_all(&mut tasks);
     let what = t!(
         crate::messages::MESSAGES,
         "gate-what-calls-one-key",
@@ -427,7 +414,7 @@ where
     let mut answered = Vec::new();
     let duplicates_answered_while_held = tokio::time::timeout_at(answered_by, async {
         for (at, handle) in duplicates.iter_mut().enumerate() {
-            answered.push(joined(&burst, at + 2, handle.await));
+            answered.push(burst.joined(at + 2, handle.await, &mut []).await);
         }
     })
     .await
@@ -438,22 +425,24 @@ where
     // hold it up for another acquire timeout) and left out of `duplicates`.
     for (at, handle) in duplicates.iter_mut().enumerate().skip(answered.len()) {
         if handle.is_finished() {
-            answered.push(joined(&burst, at + 2, handle.await));
+            answered.push(burst.joined(at + 2, handle.await, &mut []).await);
         } else {
             handle.abort();
         }
     }
     gate.open().await;
-    let first = joined(
-        &burst,
-        1,
-        crate::within(
-            CONDITION_BOUND,
-            "the slow request after the gate opened",
-            first,
+    let first = burst
+        .joined(
+            1,
+            crate::within(
+                CONDITION_BOUND,
+                "the slow request after the gate opened",
+                first,
+            )
+            .await,
+            &mut [],
         )
-        .await,
-    );
+        .await;
     SlowRequest {
         unrelated,
         duplicates: answered,
@@ -461,21 +450,5 @@ where
         first,
         payments: db.payment_count().await,
         state,
-    }
-}
-
-/// The value of request `n`'s task, or its panic, recorded and resumed.
-fn joined<T>(
-    burst: &crate::trace::Burst,
-    n: usize,
-    result: Result<T, tokio::task::JoinError>,
-) -> T {
-    match result {
-        Ok(value) => value,
-        Err(e) => {
-            let payload = e.into_panic();
-            burst.panicked(n, &*payload);
-            std::panic::resume_unwind(payload)
-        }
     }
 }

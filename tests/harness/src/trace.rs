@@ -43,9 +43,8 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -60,7 +59,7 @@ use tokio::sync::mpsc;
 
 use crate::BackendChoice;
 use crate::pool::PoolSize;
-use crate::wire::{self, Side, Upstream};
+use crate::wire::{self, Side, Upstream, split_cstr};
 
 /// Turns recording on for this process even without `WORKBOOK_OBSERVATIONS`:
 /// for tests of the recording itself, which read [`last_trace`].
@@ -360,6 +359,22 @@ impl Burst {
         }
     }
 
+    /// The values of `tasks` (each request's number and task), in order; a
+    /// panic is [`joined`](Self::joined) with the tasks after it.
+    pub(crate) async fn join_all<T>(
+        &self,
+        tasks: &mut [(usize, tokio::task::JoinHandle<T>)],
+    ) -> Vec<T> {
+        let mut results = Vec::with_capacity(tasks.len());
+        for at in 0..tasks.len() {
+            let (done, rest) = tasks.split_at_mut(at + 1);
+            let (request, task) = &mut done[at];
+            let result = task.await;
+            results.push(self.joined(*request, result, rest).await);
+        }
+        results
+    }
+
     /// The value of request `n`'s task; when it panicked, the panic is recorded,
     /// the other requests (`rest`) are given [`SETTLE`] to end (so that the trace
     /// says how each ended), and the panic goes on.
@@ -367,7 +382,7 @@ impl Burst {
         &self,
         n: usize,
         result: Result<T, tokio::task::JoinError>,
-        rest: &mut [(usize, &mut tokio::task::JoinHandle<T>)],
+        rest: &mut [(usize, tokio::task::JoinHandle<T>)],
     ) -> T {
         let payload = match result {
             Ok(value) => return value,
@@ -377,7 +392,7 @@ impl Burst {
         if self.is_on() {
             let deadline = tokio::time::Instant::now() + SETTLE;
             for (other, handle) in rest.iter_mut() {
-                match tokio::time::timeout_at(deadline, &mut **handle).await {
+                match tokio::time::timeout_at(deadline, handle).await {
                     Ok(Err(e)) if e.is_panic() => self.panicked(*other, &*e.into_panic()),
                     Ok(_) => {}
                     // Still running: the trace says so.
@@ -413,23 +428,17 @@ impl Drop for Burst {
             all.remove(&trace.id);
         }
         ACTIVE.fetch_sub(1, Ordering::Relaxed);
-        write(&trace);
+        write(trace);
     }
 }
 
 /// Appends `trace` to the observations file (when the runner asked for one),
 /// and keeps it as this thread's last.
-fn write(trace: &Trace) {
-    if let Some(path) = std::env::var_os("WORKBOOK_OBSERVATIONS")
-        && let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-    {
-        // One write per line: lines from parallel tests do not interleave.
-        let _ = file.write_all(format!("{}\n", trace.to_line()).as_bytes());
+fn write(trace: Trace) {
+    if std::env::var_os("WORKBOOK_OBSERVATIONS").is_some() {
+        crate::condition::append_observation(&trace.to_line());
     }
-    LAST.with(|last| *last.borrow_mut() = Some(trace.clone()));
+    LAST.with(|last| *last.borrow_mut() = Some(trace));
 }
 
 /// Records a request's start when it begins, and its end however it ends.
@@ -642,25 +651,8 @@ fn connection_event(tag: &Tag, opened: bool) {
 fn socket_dir() -> Option<&'static PathBuf> {
     static DIR: OnceLock<Option<(PathBuf, Child)>> = OnceLock::new();
     DIR.get_or_init(|| {
-        use std::os::unix::process::CommandExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("workbook-trace.{}.{nanos}", std::process::id()));
-        // Its stdin closes when this process ends, even by `kill -9`.
-        let janitor = Command::new("sh")
-            .arg("-c")
-            .arg(wire::JANITOR)
-            .arg("sh")
-            .arg(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .ok()?;
+        // Kept for the whole process: its janitor removes it when the process ends.
+        let (dir, janitor) = wire::janitored_dir("workbook-trace").ok()?;
         std::fs::create_dir(&dir).ok()?;
         Some((dir, janitor))
     })
@@ -776,14 +768,6 @@ struct Conn {
     lookups: Lookups,
 }
 
-fn cstr(bytes: &[u8]) -> (String, &[u8]) {
-    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
-    (
-        String::from_utf8_lossy(&bytes[..end]).into_owned(),
-        bytes.get(end + 1..).unwrap_or(&[]),
-    )
-}
-
 /// An error or notice's fields: type byte and value.
 fn fields(body: &[u8]) -> HashMap<u8, String> {
     let mut out = HashMap::new();
@@ -792,7 +776,7 @@ fn fields(body: &[u8]) -> HashMap<u8, String> {
         if kind == 0 {
             break;
         }
-        let (value, next) = cstr(after);
+        let (value, next) = split_cstr(after);
         out.insert(kind, value);
         rest = next;
     }
@@ -816,7 +800,7 @@ impl Conn {
         let now = Instant::now();
         match (side, kind) {
             (Side::Frontend, b'Q') => {
-                let (sql, _) = cstr(body);
+                let (sql, _) = split_cstr(body);
                 if let Some(rest) = sql.strip_prefix(MARKER) {
                     self.named(rest, now);
                     self.pending.push_back(Pending::Naming { answered: false });
@@ -830,13 +814,13 @@ impl Conn {
                 }
             }
             (Side::Frontend, b'P') => {
-                let (name, rest) = cstr(body);
-                let (sql, _) = cstr(rest);
+                let (name, rest) = split_cstr(body);
+                let (sql, _) = split_cstr(rest);
                 self.prepared.insert(name, (sql, Some(now)));
             }
             (Side::Frontend, b'B') => {
-                let (_portal, rest) = cstr(body);
-                self.bound = cstr(rest).0;
+                let (_portal, rest) = split_cstr(body);
+                self.bound = split_cstr(rest).0;
             }
             (Side::Frontend, b'E') => {
                 let (sql, sent) = match self.prepared.get_mut(&self.bound) {
@@ -852,7 +836,7 @@ impl Conn {
             (Side::Frontend, b'S') => self.pending.push_back(Pending::Sync),
             (Side::Backend, b'C') | (Side::Backend, b'I') | (Side::Backend, b's') => {
                 let tag = if kind == b'C' {
-                    cstr(body).0
+                    split_cstr(body).0
                 } else {
                     String::new()
                 };

@@ -89,8 +89,31 @@ pub struct WireRelay {
 }
 
 /// Removes the directory `$1` once stdin closes.
-pub(crate) const JANITOR: &str =
-    r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+const JANITOR: &str = r#"trap '' INT TERM HUP; while read -r _; do :; done; rm -rf "$1""#;
+
+/// A directory of this process's own in the temp dir (`<prefix>.<pid>.<nanos>`,
+/// not created yet: the caller makes it), and the shell that removes it once
+/// its stdin closes: when the `Child`'s stdin is dropped, or when this process
+/// ends for any reason, even `kill -9`.
+pub(crate) fn janitored_dir(prefix: &str) -> std::io::Result<(PathBuf, Child)> {
+    use std::os::unix::process::CommandExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("{prefix}.{}.{nanos}", std::process::id()));
+    let janitor = Command::new("sh")
+        .arg("-c")
+        .arg(JANITOR)
+        .arg("sh")
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    Ok((dir, janitor))
+}
 
 impl WireRelay {
     /// Starts a relay to the server of `upstream`; connect through [`Self::options`].
@@ -116,25 +139,8 @@ impl WireRelay {
     }
 
     async fn start_with(upstream: &PgConnectOptions, lose: Option<&'static str>) -> WireRelay {
-        use std::os::unix::process::CommandExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir =
-            std::env::temp_dir().join(format!("workbook-wire.{}.{nanos}", std::process::id()));
-        let janitor = Command::new("sh")
-            .arg("-c")
-            .arg(JANITOR)
-            .arg("sh")
-            .arg(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        let janitor = match janitor {
-            Ok(janitor) => janitor,
+        let (dir, janitor) = match janitored_dir("workbook-wire") {
+            Ok(made) => made,
             Err(e) => panic!(
                 "{}",
                 t!(
@@ -276,7 +282,7 @@ impl Exchange {
 }
 
 /// A NUL-terminated string at the start of `bytes`, and what follows it.
-fn split_cstr(bytes: &[u8]) -> (String, &[u8]) {
+pub(crate) fn split_cstr(bytes: &[u8]) -> (String, &[u8]) {
     let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
     (
         String::from_utf8_lossy(&bytes[..end]).into_owned(),
@@ -442,20 +448,26 @@ async fn copy_parsed<R, W>(
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    // One buffer for every message of the connection: its head, then its body
+    // read in after it, passed on as it came.
+    let mut message = Vec::new();
     loop {
-        let Some(head) = read_exact(&mut from, 5).await else {
+        message.clear();
+        message.resize(5, 0);
+        if from.read_exact(&mut message).await.is_err() {
             return;
-        };
-        let n = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
-        let Some(body) = read_exact(&mut from, n.saturating_sub(4)).await else {
+        }
+        let n = u32::from_be_bytes([message[1], message[2], message[3], message[4]]) as usize;
+        message.resize(5 + n.saturating_sub(4), 0);
+        if from.read_exact(&mut message[5..]).await.is_err() {
             return;
-        };
-        match observe(side, head[0], &body) {
+        }
+        match observe(side, message[0], &message[5..]) {
             Pass::On => {}
             Pass::Swallow => continue,
             Pass::End => return,
         }
-        if to.write_all(&[head, body].concat()).await.is_err() {
+        if to.write_all(&message).await.is_err() {
             return;
         }
     }

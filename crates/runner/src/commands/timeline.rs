@@ -64,12 +64,14 @@ pub fn run(
             .or_else(|| observations.traces.first()),
     };
     let Some(trace) = trace else {
-        let mut tests: Vec<&str> = observations
-            .traces
-            .iter()
-            .filter_map(|t| t.test.as_deref())
-            .collect();
-        tests.dedup();
+        // Each test once, in the order their bursts ended (the tests run at once:
+        // their bursts interleave).
+        let mut tests: Vec<&str> = Vec::new();
+        for test in observations.traces.iter().filter_map(|t| t.test.as_deref()) {
+            if !tests.contains(&test) {
+                tests.push(test);
+            }
+        }
         ui::note(&say!(
             words,
             "no-trace",

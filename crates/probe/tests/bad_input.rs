@@ -86,7 +86,8 @@ async fn a_created_answer_that_is_not_json_names_what_came_back() {
             ..
         } => assert_eq!(
             (*status, media_type.as_str(), excerpt.as_str()),
-            (201, "text/html", "<p>done</p>")
+            (201, "text/html", "<p>done</p>"),
+            "a 201 answered in HTML should be reported with its status, media type and body: {e:?}"
         ),
         other => panic!("{other:?}"),
     }
@@ -104,12 +105,20 @@ async fn a_route_that_refuses_every_request_says_which_flags_to_set() {
         matches!(e, ProbeError::Refused { status: 404, .. }),
         "{e:?}"
     );
-    assert!(one_line(&e).ends_with("set --path, --body or --header to what the route expects"));
+    assert!(
+        one_line(&e).ends_with("set --path, --body or --header to what the route expects"),
+        "a route that refuses every request should end its error with the flags to set: {}",
+        one_line(&e)
+    );
 }
 
 #[tokio::test]
 async fn another_machine_is_refused_unless_allowed() {
     let e = probe_error(Options::new("http://192.0.2.1:8080")).await;
     assert!(matches!(e, ProbeError::Remote { .. }), "{e:?}");
-    assert!(one_line(&e).ends_with("pass --allow-remote if that is what you want"));
+    assert!(
+        one_line(&e).ends_with("pass --allow-remote if that is what you want"),
+        "another machine should be refused with the flag that allows it: {}",
+        one_line(&e)
+    );
 }

@@ -136,8 +136,15 @@ async fn the_model_answer_on_two_instances_exits_0_with_every_check_passed_in_ev
         verdicts.iter().all(|v| v.ends_with("=pass")),
         "{verdicts:?}"
     );
-    assert_eq!(verdicts.len(), probe::CHECKS.len());
-    assert_eq!(report["outcome"], "pass");
+    assert_eq!(
+        verdicts.len(),
+        probe::CHECKS.len(),
+        "every check should have its verdict in the JSON report: {verdicts:?}"
+    );
+    assert_eq!(
+        report["outcome"], "pass",
+        "the model answer should pass as a whole: {verdicts:?}"
+    );
     let (counts, cases) = reports::junit(&junit.text());
     assert_eq!(counts, [probe::CHECKS.len(), 0, 0, 0], "{cases:?}");
     assert!(cases.iter().all(|c| c.result.is_none()), "{cases:?}");
@@ -164,7 +171,10 @@ async fn a_key_locked_in_memory_on_two_instances_exits_1_with_the_burst_failed()
     assert_eq!(failed, ["burst=fail"], "{verdicts:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
     reports::assert_valid_json(&report);
-    assert_eq!(report["outcome"], "fail");
+    assert_eq!(
+        report["outcome"], "fail",
+        "one failed check should make the run fail: {verdicts:?}"
+    );
     let (counts, cases) = reports::junit(&junit.text());
     assert_eq!(counts, [probe::CHECKS.len(), 1, 0, 0], "{cases:?}");
     let failures: Vec<&reports::Case> = cases.iter().filter(|c| c.result.is_some()).collect();
@@ -172,7 +182,8 @@ async fn a_key_locked_in_memory_on_two_instances_exits_1_with_the_burst_failed()
     assert!(failures[0].name.starts_with("burst: "), "{cases:?}");
     assert_eq!(
         failures[0].result,
-        Some(("failure".to_owned(), Some("fail".to_owned())))
+        Some(("failure".to_owned(), Some("fail".to_owned()))),
+        "the burst's JUnit case should be a failure of kind fail: {cases:?}"
     );
 }
 
@@ -204,7 +215,12 @@ async fn warned_only(fail_on_warn: bool, test: &str) -> (Output, Value, String) 
 async fn a_warning_exits_0_and_passes_in_junit_unless_warnings_fail() {
     let (output, report, junit) = warned_only(false, "warned").await;
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert_eq!(report["outcome"], "warn");
+    assert_eq!(
+        report["outcome"],
+        "warn",
+        "a warning alone should make the outcome warn: {}",
+        stdout(&output)
+    );
     let (counts, cases) = reports::junit(&junit);
     let skipped = probe::CHECKS.len() - 1;
     assert_eq!(counts, [probe::CHECKS.len(), 0, 0, skipped], "{cases:?}");
@@ -219,7 +235,12 @@ async fn a_warning_exits_0_and_passes_in_junit_unless_warnings_fail() {
 async fn a_warning_exits_3_and_fails_in_junit_with_fail_on_warn() {
     let (output, report, junit) = warned_only(true, "warned-fails").await;
     assert_eq!(output.status.code(), Some(3), "{}", stdout(&output));
-    assert_eq!(report["outcome"], "warn");
+    assert_eq!(
+        report["outcome"],
+        "warn",
+        "a warning alone should make the outcome warn, --fail-on-warn or not: {}",
+        stdout(&output)
+    );
     assert!(
         stdout(&output).contains("--fail-on-warn: the warnings fail the run"),
         "{}",
@@ -246,7 +267,12 @@ async fn bad_flags_exit_2_with_the_fix() {
         "yaml".to_owned(),
     ])
     .await;
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "an unknown --report should exit 2 (bad usage): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("table, markdown, json or junit"),
@@ -259,7 +285,12 @@ async fn bad_flags_exit_2_with_the_fix() {
         "junit".to_owned(),
     ])
     .await;
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "two reports to standard output should exit 2 (bad usage): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("2 reports to standard output (junit, json)"),
@@ -281,7 +312,12 @@ async fn nothing_listening_exits_2_with_one_line_and_error_reports_in_the_files(
     args.extend(json.flag("json"));
     args.extend(junit.flag("junit"));
     let output = run_binary(args).await;
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "nothing listening should exit 2 (the probe could not run): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
@@ -293,13 +329,20 @@ async fn nothing_listening_exits_2_with_one_line_and_error_reports_in_the_files(
     // The files CI keeps say why too.
     let report = json.json();
     reports::assert_valid_json(&report);
-    assert_eq!(report["outcome"], "error");
-    assert_eq!(report["error"]["kind"], "unreachable");
+    assert_eq!(
+        report["outcome"], "error",
+        "the JSON report should say the run ended in an error: {report}"
+    );
+    assert_eq!(
+        report["error"]["kind"], "unreachable",
+        "the JSON report should say why: nothing answered: {report}"
+    );
     let (counts, cases) = reports::junit(&junit.text());
     assert_eq!(counts, [1, 0, 1, 0], "{cases:?}");
     assert_eq!(
         cases[0].result,
-        Some(("error".to_owned(), Some("unreachable".to_owned())))
+        Some(("error".to_owned(), Some("unreachable".to_owned()))),
+        "the JUnit case should be an error of kind unreachable: {cases:?}"
     );
 }
 

@@ -51,7 +51,11 @@ async fn stage_6s_model_answer_passes_every_check() {
         "\n{}",
         probe::table(&report, 100, true)
     );
-    assert!(report.passed());
+    assert!(
+        report.passed(),
+        "the model answer should pass the run:\n{}",
+        probe::table(&report, 100, true)
+    );
 }
 
 /// The effects a check counted.
@@ -108,7 +112,12 @@ async fn a_stored_hash_never_compared_fails_both_changed_bodies_only() {
     // stored answer as its own: one payment, and a client told it paid 999.
     let pair = report.check(CheckId::ConcurrentBody).expect("it ran");
     assert_eq!(pair.why, [Said::PairPassedOff], "{}", pair.why_text());
-    assert_eq!(pair.effects, counted(1, 1));
+    assert_eq!(
+        pair.effects,
+        counted(1, 1),
+        "the concurrent other body should leave one payment, as counted: {}",
+        pair.why_text()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -200,7 +209,12 @@ async fn no_body_size_limit_is_a_warning_when_the_large_body_is_paid_once() {
         "{}",
         check.why_text()
     );
-    assert_eq!(check.effects, counted(1, 1));
+    assert_eq!(
+        check.effects,
+        counted(1, 1),
+        "the body over the limit was accepted and should have left one payment: {}",
+        check.why_text()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

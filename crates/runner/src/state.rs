@@ -321,9 +321,8 @@ impl State {
                     .strip_prefix("stage-")?
                     .parse::<u32>()
                     .ok()?;
-                let modified = entry
-                    .path()
-                    .join("observations.jsonl")
+                let modified = self
+                    .last_observations(number)
                     .metadata()
                     .and_then(|m| m.modified())
                     .ok()?;
@@ -335,9 +334,8 @@ impl State {
 
     /// Keeps a run's observations as the stage's last ones.
     pub fn keep_observations(&self, number: u32, run: RunFile) -> Result<(), Error> {
-        let dir = self.stage_dir(number);
-        create_dir(&dir)?;
-        let kept = dir.join("observations.jsonl");
+        create_dir(&self.stage_dir(number))?;
+        let kept = self.last_observations(number);
         let result = std::fs::rename(&run.path, &kept);
         result.map_err(|source| Error::Write { path: kept, source })
     }

@@ -278,7 +278,10 @@ fn stage_never_waits_for_input_without_a_terminal() {
         stdout.contains("Predictions not asked: no terminal to answer them"),
         "{stdout}"
     );
-    assert!(!state.join("stage-1/answers.json").exists());
+    assert!(
+        !state.join("stage-1/answers.json").exists(),
+        "no prediction was asked, so no answers should be saved"
+    );
 }
 
 /// What a child prints, collected as it comes, so a test can wait for a prompt
@@ -407,7 +410,10 @@ fn ci_never_asks_even_on_a_terminal() {
         stdout.contains("Predictions not asked: CI is set"),
         "{stdout}"
     );
-    assert!(!state.join("stage-1/answers.json").exists());
+    assert!(
+        !state.join("stage-1/answers.json").exists(),
+        "no prediction was asked, so no answers should be saved"
+    );
 }
 
 #[test]
@@ -455,7 +461,11 @@ fn progress_shows_stages_done_predictions_and_hints() {
         r#"{"answers":[{"id":"payments","question":"q","answer":"1","answered_at":0}]}"#,
     )
     .expect("the answers are written");
-    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    assert_eq!(
+        stage(&root, &state, &["1"]).code,
+        Some(0),
+        "stage 1 of the fixture passes its tests and should exit 0"
+    );
     run(workbook(&root, &state).args(["hint", "3"]));
     let ran = run(workbook(&root, &state).arg("progress"));
     assert_eq!(ran.code, Some(0), "{ran}");
@@ -496,7 +506,10 @@ fn reset_asks_first_then_restores_the_files_and_forgets_the_stage() {
     let original = std::fs::read_to_string(&lib).expect("the exercise is readable");
     std::fs::write(&lib, "// the learner's attempt\n").expect("the exercise is edited");
     run(workbook(&root, &state).args(["hint", "2"]));
-    assert!(state.join("stage-2/hints.json").is_file());
+    assert!(
+        state.join("stage-2/hints.json").is_file(),
+        "`hint 2` should record the hint shown in stage-2/hints.json"
+    );
 
     // Piped input is no terminal: no confirmation can be given, nothing changes.
     let mut child = workbook(&root, &state)
@@ -516,13 +529,18 @@ fn reset_asks_first_then_restores_the_files_and_forgets_the_stage() {
     assert!(stderr.contains("--yes"), "{stderr}");
     assert_eq!(
         std::fs::read_to_string(&lib).expect("readable"),
-        "// the learner's attempt\n"
+        "// the learner's attempt\n",
+        "without a confirmation the learner's attempt should be left as it is"
     );
 
     let ran = run(workbook(&root, &state).args(["reset", "2", "--yes"]));
     assert_eq!(ran.code, Some(0), "{ran}");
     assert!(ran.says("restored"), "{ran}");
-    assert_eq!(std::fs::read_to_string(&lib).expect("readable"), original);
+    assert_eq!(
+        std::fs::read_to_string(&lib).expect("readable"),
+        original,
+        "`reset 2 --yes` should restore the exercise as committed"
+    );
     assert!(
         !state.join("stage-2").exists(),
         "the stage's leftovers are gone"
@@ -546,7 +564,11 @@ fn the_solution_is_shown_once_the_stage_passes_or_with_yes() {
     );
     assert!(forced.says("requests.min(1)"), "{forced}");
 
-    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    assert_eq!(
+        stage(&root, &state, &["1"]).code,
+        Some(0),
+        "stage 1 of the fixture passes its tests and should exit 0"
+    );
     let earned = run(workbook(&root, &state).args(["solution", "1"]));
     assert_eq!(earned.code, Some(0), "{earned}");
     assert!(
@@ -618,7 +640,11 @@ fn watch_gives_a_hint_on_h_and_goes_on_to_the_next_stage_on_n() {
     let all = screen.wait_for("n: the next stage, once this one passes");
     stdin.write_all(b"q\n").expect("q is sent");
     let out = wait_bounded(child, Duration::from_secs(10));
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "q should end watch with success: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         all.matches("Stage 1 of 4").count(),
         1,
@@ -1021,7 +1047,11 @@ fn runs_at_once_each_count_in_progress() {
     let state = scratch("at-once");
     let root = fixture("workbook");
     // Built once first, so that the three runs overlap in their tests, not in cargo.
-    assert_eq!(stage(&root, &state, &["1"]).code, Some(0));
+    assert_eq!(
+        stage(&root, &state, &["1"]).code,
+        Some(0),
+        "stage 1 of the fixture passes its tests and should exit 0 (the build before the runs at once)"
+    );
     let children: Vec<Child> = (0..3)
         .map(|_| {
             workbook(&root, &state)

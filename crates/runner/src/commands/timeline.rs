@@ -19,23 +19,21 @@ pub fn run(
 ) -> Result<bool, Error> {
     let state = State::new(&wb.state_dir);
     let words = timelines::words(&wb.l10n);
-    let Some(number) = number.or_else(|| state.last_run_stage()) else {
+    let none_recorded = || {
         ui::note(&say!(
             words,
             "no-trace",
             why = say!(words, "no-trace-none-recorded")
         ));
-        return Ok(false);
+        Ok(false)
+    };
+    let Some(number) = number.or_else(|| state.last_run_stage()) else {
+        return none_recorded();
     };
     wb.stage(number)?;
     let observations = Observations::read(&state.last_observations(number));
     if observations.traces.is_empty() {
-        ui::note(&say!(
-            words,
-            "no-trace",
-            why = say!(words, "no-trace-none-recorded")
-        ));
-        return Ok(false);
+        return none_recorded();
     }
     if list {
         for trace in &observations.traces {
@@ -50,13 +48,12 @@ pub fn run(
     }
     let trace = match test {
         Some(test) => observations.last_trace_of(test).or_else(|| {
-            // The end of a name is enough when it names one test.
-            let matching: Vec<_> = observations
+            // Part of a name is enough: the last burst of a test whose name has it.
+            observations
                 .traces
                 .iter()
-                .filter(|t| t.test.as_deref().is_some_and(|name| name.contains(test)))
-                .collect();
-            matching.last().copied()
+                .rev()
+                .find(|t| t.test.as_deref().is_some_and(|name| name.contains(test)))
         }),
         None => state
             .shown_timeline(number)
@@ -64,12 +61,14 @@ pub fn run(
             .or_else(|| observations.traces.first()),
     };
     let Some(trace) = trace else {
-        let mut tests: Vec<&str> = observations
-            .traces
-            .iter()
-            .filter_map(|t| t.test.as_deref())
-            .collect();
-        tests.dedup();
+        // Each test once, in the order their bursts ended (the tests run at once:
+        // their bursts interleave).
+        let mut tests: Vec<&str> = Vec::new();
+        for test in observations.traces.iter().filter_map(|t| t.test.as_deref()) {
+            if !tests.contains(&test) {
+                tests.push(test);
+            }
+        }
         ui::note(&say!(
             words,
             "no-trace",

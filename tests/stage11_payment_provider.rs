@@ -11,13 +11,55 @@ use std::time::Duration;
 
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
-    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, within,
+    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, Shown, TestDb, fire_concurrently, within,
 };
+use harness::{catalogue, t};
 use payment_model::{PaymentError, Reply};
 use rstest::rstest;
 use sqlx::postgres::PgPoolOptions;
 use stage11::{Answer, App, ClientId, Config};
 use tokio::sync::Notify;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage11_payment_provider.ftl).
+catalogue!(static MESSAGES = "locales", "stage11_payment_provider");
+
+/// An answer as the messages show it: its status and body, and whether it was
+/// a replay.
+fn shown(answer: &Answer) -> String {
+    t!(
+        MESSAGES,
+        "an-answer",
+        reply = answer.reply.shown(),
+        replayed = answer.replayed.to_string()
+    )
+}
+
+/// A request's task once it ended: what it returned, or why it did not end
+/// normally (a panic in the code under test).
+fn ended<T>(joined: Result<T, tokio::task::JoinError>) -> T {
+    joined.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "the-request-panicked", error = e.to_string())
+        )
+    })
+}
+
+/// The answer of a request that must have answered; `what` names it.
+fn answered(what: &str, result: Result<Answer, PaymentError>) -> Answer {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-request-failed",
+                what = what,
+                error = e.to_string()
+            )
+        )
+    })
+}
 
 fn schema() -> Schema {
     Schema::new(stage11::MIGRATION_SOURCE, stage11::MIGRATION)
@@ -64,7 +106,10 @@ async fn pay(app: &App, client: ClientId, key: &str, body: &str) -> Answer {
     .await
     {
         Ok(answer) => answer,
-        Err(e) => panic!("create_payment failed: {e}"),
+        Err(e) => panic!(
+            "{}",
+            t!(MESSAGES, "create-payment-failed", error = e.to_string())
+        ),
     }
 }
 
@@ -89,17 +134,21 @@ impl Setup {
         sqlx::query_scalar("SELECT charge_id FROM payments ORDER BY id")
             .fetch_all(&mut conn)
             .await
-            .expect("the payments can be read")
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    t!(MESSAGES, "the-payments-can-be-read", error = e.to_string())
+                )
+            })
     }
 
     /// The message of a failed "one charge" assertion: what the provider saw.
     fn charged_twice(&self) -> String {
-        format!(
-            "the card was charged {} time(s); the provider received the keys {:?}. A retry of our \
-             request must be a retry at the provider: send it the key derived from the client, its \
-             key and the step (`derived_key`), never a fresh one. Run `cargo workbook hint 11`.",
-            self.charges(),
-            self.provider_keys()
+        t!(
+            MESSAGES,
+            "charged-twice",
+            charges = self.charges(),
+            keys = format!("{:?}", self.provider_keys())
         )
     }
 
@@ -117,11 +166,16 @@ impl Setup {
     async fn reap(&self) -> stage11::Reaped {
         within(
             BOUND,
-            "the reaper",
+            &t!(MESSAGES, "the-reaper"),
             stage11::reap(&self.app.pool, &self.app.config),
         )
         .await
-        .unwrap_or_else(|e| panic!("the reaper failed: {e}"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(MESSAGES, "the-reaper-failed", error = e.to_string())
+            )
+        })
     }
 
     /// The recovery point of every key, with its key.
@@ -130,7 +184,12 @@ impl Setup {
         sqlx::query_as("SELECT key, recovery_point FROM idempotency_keys ORDER BY key")
             .fetch_all(&mut conn)
             .await
-            .expect("the keys can be read")
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    t!(MESSAGES, "the-keys-can-be-read", error = e.to_string())
+                )
+            })
     }
 
     /// Ends the lease of every unfinished key, as if it had been taken long ago.
@@ -151,40 +210,57 @@ fn a_derived_key_is_the_same_for_a_retry_and_never_shared() {
     let key =
         |client, key: &str, body: &str, step: &str| stage11::derived_key(client, key, body, step);
     let first = key(A, "order-1", &body, "charge");
-    assert_eq!(
-        first,
-        key(A, "order-1", &body, "charge"),
-        "a retry must send the provider the same key"
+    let again = key(A, "order-1", &body, "charge");
+    assert!(
+        first == again,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-sends-the-same-key",
+            first = &first,
+            again = &again
+        )
     );
-    assert_ne!(
-        first, "order-1",
-        "the provider must not see the client's own key"
+    assert!(
+        first != "order-1",
+        "{}",
+        t!(MESSAGES, "the-clients-own-key-is-not-sent", key = &first)
     );
-    assert_ne!(
-        first,
-        key(B, "order-1", &body, "charge"),
-        "two clients' order-1 are two payments: the provider must see two keys"
+    let of_b = key(B, "order-1", &body, "charge");
+    assert!(
+        first != of_b,
+        "{}",
+        t!(MESSAGES, "two-clients-two-keys", key = &first)
     );
-    assert_ne!(
-        first,
-        key(
-            A,
-            "order-1",
-            &stage4_hash(r#"{"orderId":1,"amount":999}"#),
-            "charge"
-        ),
-        "the key used again with another body (once its row was reaped) is another payment: \
-         the provider must see another key, or it replays (or refuses) the first one's"
+    let other_body = key(
+        A,
+        "order-1",
+        &stage4_hash(r#"{"orderId":1,"amount":999}"#),
+        "charge",
     );
-    assert_ne!(
-        first,
-        key(A, "order-1", &body, "refund"),
-        "two steps of one request must never collide at the provider"
+    assert!(
+        first != other_body,
+        "{}",
+        t!(MESSAGES, "another-body-another-key", key = &first)
     );
-    assert_ne!(
+    let refund = key(A, "order-1", &body, "refund");
+    assert!(
+        first != refund,
+        "{}",
+        t!(MESSAGES, "two-steps-two-keys", key = &first)
+    );
+    let (joined, shifted) = (
         key(A, "order-1", &body, "charge"),
         key(A, "order-1c", &body, "harge"),
-        "the parts must not run into each other: (order-1, charge) is not (order-1c, harge)"
+    );
+    assert!(
+        joined != shifted,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-parts-do-not-run-into-each-other",
+            key = &joined
+        )
     );
 }
 // ANCHOR_END: derived_key
@@ -195,42 +271,70 @@ async fn a_new_payment_charges_the_card_once_and_records_the_charge() {
     let s = setup(PoolSize::of(5)).await;
     let first = pay(&s.app, A, "order-1", BODY).await;
 
-    assert_eq!(
-        (first.reply.status, first.replayed),
-        (201, false),
-        "{first:?}"
+    assert!(
+        (first.reply.status, first.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-key-is-charged-and-answered-201",
+            got = shown(&first)
+        )
     );
     let charges = s.provider.charges();
-    assert_eq!(charges.len(), 1, "{}", s.charged_twice());
-    assert_ne!(
-        charges[0].idempotency_key, "order-1",
-        "the provider got the client's own key: send it a key derived from client, key and step"
+    assert!(charges.len() == 1, "{}", s.charged_twice());
+    assert!(
+        charges[0].idempotency_key != "order-1",
+        "{}",
+        t!(MESSAGES, "the-provider-got-the-clients-own-key")
     );
-    assert_eq!(
-        charges[0].amount, 100,
-        "the provider charges the body's amount"
+    assert!(
+        charges[0].amount == 100,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-provider-charges-the-bodys-amount",
+            charged = charges[0].amount.to_string()
+        )
     );
-    assert_eq!(
-        s.payment_charge_ids().await,
-        [charges[0].id.clone()],
-        "one payment row, recording the provider's charge id"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == [charges[0].id.clone()],
+        "{}",
+        t!(
+            MESSAGES,
+            "one-payment-row-for-the-charge",
+            charge = &charges[0].id,
+            ids = format!("{ids:?}")
+        )
     );
-    assert_eq!(
+    let finished =
         s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'finished'")
-            .await,
-        1,
-        "the key ends at its last recovery point, 'finished'"
+            .await;
+    assert!(
+        finished == 1,
+        "{}",
+        t!(MESSAGES, "the-key-ends-finished", finished = finished)
     );
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&first.reply, true),
-        "a retry replays the answer"
+    assert!(
+        (&again.reply, again.replayed) == (&first.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&first),
+            retry = shown(&again)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        1,
-        "a finished key replays its stored answer without asking the provider again"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-finished-key-does-not-ask-the-provider",
+            calls = calls
+        )
     );
 }
 // ANCHOR_END: new_payment
@@ -271,11 +375,10 @@ async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
     match (crash, &gate) {
         (DiesAfter::ChargeRecorded, Some(gate)) => gate.wait_until_held(&s.db, 1).await,
         (DiesAfter::Finished, _) => {
-            let lost = within(BOUND, "the first request", request)
-                .await
-                .expect("the request task ends");
+            let what = t!(MESSAGES, "the-first-request");
+            let lost = ended(within(BOUND, &what, request).await);
             pool.close().await;
-            return Some(lost.unwrap_or_else(|e| panic!("the first request failed: {e}")));
+            return Some(answered(&what, lost));
         }
         _ => s.provider.wait_until_held(1).await,
     }
@@ -293,7 +396,7 @@ async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
     }
     within(
         BOUND,
-        "the dead request's connections to close",
+        &t!(MESSAGES, "closing-the-dead-requests-connections"),
         pool.close(),
     )
     .await;
@@ -326,34 +429,60 @@ async fn a_crash_after_each_phase_is_retried_into_one_charge(
             "provider_calls": s.provider.requests().len(),
         }),
     );
-    assert_eq!(
-        retry.reply.status, 201,
-        "the retry, after the dead request's lease expired, must finish the payment; it got \
-         {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
-         belongs to a request that died: take it over (renew its lease) and resume from its \
-         recovery point. Run `cargo workbook hint 11`.",
-        retry.reply
+    assert!(
+        retry.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = retry.reply.shown()
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     if let Some(lost) = lost {
-        assert_eq!(retry.reply, lost.reply, "the retry replays the lost answer");
+        assert!(
+            retry.reply == lost.reply,
+            "{}",
+            t!(
+                MESSAGES,
+                "the-retry-replays-the-lost-answer",
+                lost = lost.reply.shown(),
+                retry = retry.reply.shown()
+            )
+        );
     }
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&retry.reply, true),
-        "every later retry gets the same body"
+    assert!(
+        (&again.reply, again.replayed) == (&retry.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "every-later-retry-gets-the-same-body",
+            before = shown(&retry),
+            again = shown(&again)
+        )
     );
     let charge = s.provider.charges()[0].id.clone();
-    assert_eq!(
-        s.payment_charge_ids().await,
-        [charge],
-        "one payment row, for the one charge"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == [charge.clone()],
+        "{}",
+        t!(
+            MESSAGES,
+            "one-payment-row-for-the-charge",
+            charge = &charge,
+            ids = format!("{ids:?}")
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        provider_calls,
-        "a retry resumes from the key's recovery point: once the charge is recorded \
-         ('charged'), the provider is not asked again"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == provider_calls,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-resumes-from-the-recovery-point",
+            calls = calls,
+            expected = provider_calls
+        )
     );
 }
 // ANCHOR_END: crash

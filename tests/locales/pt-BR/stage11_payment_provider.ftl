@@ -1,0 +1,58 @@
+# O que tests/stage11_payment_provider.rs diz, em português do Brasil. Mesmos ids
+# que ../en/stage11_payment_provider.ftl; os fatos (números, respostas, chaves,
+# ids de cobrança, pontos de recuperação, identificadores) são argumentos.
+
+# Uma resposta como as mensagens a mostram: `201 {"amount":100,...}`, e se ela
+# foi repetida.
+an-answer = { $replayed ->
+    [true] { $reply } (repetida)
+   *[other] { $reply }
+}
+the-request-panicked = a tarefa do pedido não terminou normalmente: { $error }
+a-request-failed = { $what } falhou: { $error }
+create-payment-failed = create_payment retornou um erro em vez de uma resposta: { $error }
+the-payments-can-be-read = o harness não conseguiu ler os pagamentos: { $error }
+the-keys-can-be-read = o harness não conseguiu ler as chaves: { $error }
+the-reaper = a rotina de limpeza
+the-reaper-failed = a rotina de limpeza (`reap`) falhou: { $error }
+charged-twice = o cartão foi cobrado { $charges ->
+    [1] uma vez
+   *[other] { $charges } vezes
+}; o provedor recebeu as chaves { $keys }. Uma nova tentativa do nosso pedido tem de ser uma nova tentativa no provedor: mande a chave derivada do cliente, da chave dele e do passo (`derived_key`), nunca uma chave nova. Rode `cargo workbook hint 11`.
+
+## a_derived_key_is_the_same_for_a_retry_and_never_shared
+a-retry-sends-the-same-key = uma nova tentativa tem de mandar ao provedor a mesma chave: `derived_key` deu { $first }, depois { $again }
+the-clients-own-key-is-not-sent = o provedor não pode ver a chave do próprio cliente: `derived_key` deu { $key }. Calcule o hash do cliente, da chave dele, do hash do corpo e do passo. Rode `cargo workbook hint 11`.
+two-clients-two-keys = o order-1 de um cliente e o de outro são dois pagamentos: o provedor tem de ver duas chaves, e os dois receberam { $key }. O id do cliente é uma das partes. Rode `cargo workbook hint 11`.
+another-body-another-key = a chave usada de novo com outro corpo (depois que a linha dela foi apagada pela rotina de limpeza) é outro pagamento: o provedor tem de ver outra chave, senão ele repete (ou recusa) a do primeiro; os dois corpos receberam { $key }. O hash do corpo é uma das partes. Rode `cargo workbook hint 11`.
+two-steps-two-keys = dois passos de um mesmo pedido nunca podem colidir no provedor: a cobrança e o estorno receberam os dois { $key }. O passo é uma das partes.
+the-parts-do-not-run-into-each-other = as partes não podem se emendar umas nas outras: (order-1, charge) não é (order-1c, harge), e mesmo assim as duas receberam { $key }. Prefixe cada parte com o tamanho dela, antes dos bytes dela. Rode `cargo workbook hint 11`.
+
+## a_new_payment_charges_the_card_once_and_records_the_charge
+a-new-key-is-charged-and-answered-201 = um pedido com uma chave nova tem de cobrar o cartão e ser respondido com 201, não como resposta repetida: recebeu { $got }
+the-provider-got-the-clients-own-key = o provedor recebeu a chave do próprio cliente: mande uma chave derivada do cliente, da chave dele e do passo (`derived_key`). Rode `cargo workbook hint 11`.
+the-provider-charges-the-bodys-amount = o provedor tem de cobrar o valor do corpo, 100: cobrou { $charged }
+one-payment-row-for-the-charge = uma linha de pagamento, com o id da cobrança do provedor, { $charge }: os ids de cobrança dos pagamentos são { $ids }
+the-key-ends-finished = a chave tem de terminar no último ponto de recuperação, 'finished': { $finished ->
+    [1] 1 chave terminou
+   *[other] { $finished } chaves terminaram
+}
+a-retry-replays-the-answer = uma nova tentativa tem de repetir a resposta, marcada como repetida: o primeiro recebeu { $first }, a nova tentativa { $retry }
+a-finished-key-does-not-ask-the-provider = uma chave concluída repete a resposta guardada sem perguntar de novo ao provedor: o provedor foi chamado { $calls ->
+    [1] uma vez
+   *[other] { $calls } vezes
+}
+
+## a_crash_after_each_phase_is_retried_into_one_charge
+the-first-request = o primeiro pedido
+closing-the-dead-requests-connections = o fechamento das conexões do pedido morto
+the-retry-of-a-dead-request-finishes-the-payment = a nova tentativa, depois que o prazo de reserva do pedido morto venceu, tem de concluir o pagamento; recebeu { $got }. Uma chave deixada sem concluir ('started' ou 'charged') cujo `locked_until` já passou pertence a um pedido que morreu: retome-a (renove o prazo de reserva dela) e continue do ponto de recuperação dela. Rode `cargo workbook hint 11`.
+the-retry-replays-the-lost-answer = a nova tentativa tem de repetir a resposta que o cliente perdeu ({ $lost }): recebeu { $retry }
+every-later-retry-gets-the-same-body = toda nova tentativa posterior tem de receber o mesmo corpo, marcado como repetido: a nova tentativa anterior recebeu { $before }, esta { $again }
+a-retry-resumes-from-the-recovery-point = uma nova tentativa continua do ponto de recuperação da chave: depois que a cobrança foi registrada ('charged'), o provedor não é chamado de novo. O provedor foi chamado { $calls ->
+    [1] uma vez
+   *[other] { $calls } vezes
+}, e não { $expected ->
+    [1] uma vez
+   *[other] { $expected } vezes
+}. Rode `cargo workbook hint 11`.

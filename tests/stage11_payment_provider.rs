@@ -35,6 +35,14 @@ fn shown(answer: &Answer) -> String {
     )
 }
 
+/// A call's answer, or the error it ended with.
+fn shown_result(result: &Result<Answer, PaymentError>) -> String {
+    match result {
+        Ok(answer) => shown(answer),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// A request's task once it ended: what it returned, or why it did not end
 /// normally (a panic in the code under test).
 fn ended<T>(joined: Result<T, tokio::task::JoinError>) -> T {
@@ -498,36 +506,58 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
     let s = setup(PoolSize::of(5)).await;
     s.provider.inject([fault]);
     let first = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        first.reply.status, 502,
-        "the provider did not confirm the charge: answer 502, and let the client retry \
-         with the same key: {first:?}"
+    assert!(
+        first.reply.status == 502,
+        "{}",
+        t!(
+            MESSAGES,
+            "an-unconfirmed-charge-is-answered-502",
+            got = shown(&first)
+        )
     );
-    assert_eq!(
-        first.reply,
-        stage11::provider_failed(),
-        "the provider may have charged: never tell the client nothing was charged"
+    assert!(
+        first.reply == stage11::provider_failed(),
+        "{}",
+        t!(
+            MESSAGES,
+            "never-say-nothing-was-charged",
+            expected = stage11::provider_failed().shown(),
+            got = first.reply.shown()
+        )
     );
     // No lease to wait for: the request that failed let its key go.
     let retry = pay(&s.app, A, "order-1", BODY).await;
 
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "the failed request released its lease (`locked_until = now()`): the retry must take \
-         the unfinished key over at once and finish the payment; it got {:?}. Run `cargo workbook hint 11`.",
-        retry.reply
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-takes-a-released-key-over-at-once",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     let keys = s.provider_keys();
     assert!(
         keys.len() == 2 && keys[0] == keys[1],
-        "the retry sent the provider the first try's key: {keys:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-sends-the-first-tries-key",
+            keys = format!("{keys:?}")
+        )
     );
     let made = s.db.payment_count().await;
     assert!(
         made == 1,
-        "1 payment should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 1,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: provider_faults
@@ -542,16 +572,20 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await })
     };
     s.provider.wait_until_held(1).await;
-    assert_eq!(
+    let started =
         s.db.count(
             "SELECT count(*) FROM idempotency_keys
-             WHERE key = 'order-1' AND recovery_point = 'started'"
+             WHERE key = 'order-1' AND recovery_point = 'started'",
         )
-        .await,
-        1,
-        "while the provider is called, the key must already be committed as 'started' \
-         (phase 1 commits before the call): a call inside the transaction holds the key's \
-         lock and a pooled connection for as long as the provider takes"
+        .await;
+    assert!(
+        started == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-is-committed-started-before-the-call",
+            points = format!("{:?}", s.points().await)
+        )
     );
 
     let duplicates = fire_concurrently(19, |_| {
@@ -567,32 +601,63 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         "stage11.in_flight",
         &serde_json::json!({ "duplicates_409": told_409 }),
     );
-    assert_eq!(
-        told_409, 19,
-        "the key's lease has not expired: its request is alive, and each duplicate is told 409 \
-         without taking it over: {duplicates:?}"
+    assert!(
+        told_409 == 19,
+        "{}",
+        t!(
+            MESSAGES,
+            "duplicates-of-a-live-lease-are-told-409",
+            count = told_409,
+            got = tally(duplicates.iter().map(shown_result))
+        )
     );
     s.provider.release_held();
-    let first = within(BOUND, "the held request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the held request failed: {e}"));
-    assert_eq!(first.reply.status, 201, "{first:?}");
+    let what = t!(MESSAGES, "the-held-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-held-request-pays", got = shown(&first))
+    );
     let retry = pay(&s.app, A, "order-1", BODY).await;
     assert!(
         (&retry.reply, retry.replayed) == (&first.reply, true),
-        "the retry should replay the first answer, marked as replayed: it got {:?}, the first was {:?}",
-        (&retry.reply, retry.replayed),
-        (&first.reply, true)
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&first),
+            retry = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     let made = s.db.payment_count().await;
     assert!(
         made == 1,
-        "1 payment should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 1,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: in_flight
+
+/// Answers as a failure message lists them: each different one once, with how
+/// many calls got it (`19 × 409 {...}`).
+fn tally(answers: impl Iterator<Item = String>) -> String {
+    let mut counted = std::collections::BTreeMap::new();
+    for answer in answers {
+        *counted.entry(answer).or_insert(0_usize) += 1;
+    }
+    counted
+        .iter()
+        .map(|(answer, n)| format!("{n} × {answer}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
 
 fn as_reply(answer: Result<Answer, PaymentError>) -> Result<Reply, PaymentError> {
     answer.map(|a| a.reply)
@@ -615,18 +680,31 @@ async fn twenty_concurrent_requests_with_one_key_charge_once() {
         "stage11.burst",
         serde_json::json!({ "charges": s.charges() }),
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(outcome.payments, 1, "{outcome}");
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::Status(409)),
-        20,
-        "each request gets the payment's 201, or 409 while it is in flight: {outcome}"
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(MESSAGES, "one-key-one-payment", outcome = &said)
+    );
+    assert!(
+        outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::Status(409)) == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "each-request-gets-the-201-or-409",
+            outcome = &said
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, true),
-        "{retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-after-the-burst-replays-the-201",
+            got = shown(&retry)
+        )
     );
 }
 
@@ -638,27 +716,43 @@ async fn the_same_key_from_two_clients_charges_twice() {
     let of_b = stage11::create_payment(&s.app, B, "order-1", BODY).await;
 
     let keys = s.provider_keys();
-    let got = match &of_b {
-        Ok(answer) => format!("status {}", answer.reply.status),
-        Err(e) => e.to_string(),
-    };
     assert!(
         keys.len() == 2 && keys[0] != keys[1],
-        "at the provider, all our clients are one account: A's and B's order-1 must reach it \
-         as two keys (derive the key from the client too), or B is handed A's charge \
-         (B got: {got}); the provider got the keys {keys:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-reach-the-provider-as-two-keys",
+            got = shown_result(&of_b),
+            keys = format!("{keys:?}")
+        )
     );
-    let of_b = of_b.unwrap_or_else(|e| panic!("B's payment failed: {e}"));
-    assert_eq!(
-        (of_a.reply.status, of_b.reply.status),
-        (201, 201),
-        "two clients, two payments: {of_a:?} {of_b:?}"
+    let of_b = answered(&t!(MESSAGES, "bs-payment"), of_b);
+    assert!(
+        (of_a.reply.status, of_b.reply.status) == (201, 201),
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-two-payments",
+            of_a = shown(&of_a),
+            of_b = shown(&of_b)
+        )
     );
-    assert_eq!(s.charges(), 2, "one charge per client");
+    let charges = s.charges();
+    assert!(
+        charges == 2,
+        "{}",
+        t!(MESSAGES, "one-charge-per-client", charges = charges)
+    );
     let made = s.db.payment_count().await;
     assert!(
         made == 2,
-        "2 payments should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 2,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: two_clients
@@ -669,14 +763,40 @@ async fn the_same_key_with_another_body_is_refused_without_a_charge() {
     let first = pay(&s.app, A, "order-1", BODY).await;
     let other = pay(&s.app, A, "order-1", r#"{"orderId":1,"amount":999}"#).await;
 
-    assert_eq!(first.reply.status, 201, "{first:?}");
-    assert_eq!(
-        other.reply,
-        Reply::key_reused(),
-        "another body with a used key is refused (422)"
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&first))
     );
-    assert_eq!(s.charges(), 1, "the refused request charges nothing");
-    assert_eq!(s.provider.requests().len(), 1, "nor asks the provider");
+    assert!(
+        other.reply == Reply::key_reused(),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-body-with-a-used-key-is-refused",
+            got = shown(&other)
+        )
+    );
+    let charges = s.charges();
+    assert!(
+        charges == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-charges-nothing",
+            charges = charges
+        )
+    );
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-does-not-ask-the-provider",
+            calls = calls
+        )
+    );
 }
 
 // ANCHOR: slow_provider
@@ -701,7 +821,7 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
     let unrelated = as_reply(
         within(
             size.acquire_timeout + BOUND,
-            "the request for another key",
+            &t!(MESSAGES, "the-request-for-another-key"),
             stage11::create_payment(&s.app, A, "other-key", BODY),
         )
         .await,
@@ -713,26 +833,44 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
     );
     s.provider.release_held();
     for request in slow {
-        let answer = within(BOUND, "a slow request once released", request)
-            .await
-            .expect("the request task ends");
-        assert_eq!(
-            answer.as_ref().map(|a| a.reply.status).ok(),
-            Some(201),
-            "{answer:?}"
+        let answer = ended(
+            within(
+                BOUND,
+                &t!(MESSAGES, "a-slow-request-once-released"),
+                request,
+            )
+            .await,
+        );
+        assert!(
+            answer.as_ref().map(|a| a.reply.status).ok() == Some(201),
+            "{}",
+            t!(
+                MESSAGES,
+                "a-slow-request-pays-once-released",
+                got = shown_result(&answer)
+            )
         );
     }
-    assert_eq!(
-        unrelated,
-        ReplyKind::Status(201),
-        "a request for another key failed while five payments waited for the provider.\n\
-         While it waited: {state}.\n\
-         Each slow payment held a pooled connection (and its key's lock) for as long as the \
-         provider took: the provider was called inside the transaction. Commit the key as \
-         'started' first, call the provider with no connection held, then record. \
-         Run `cargo workbook hint 11`."
+    assert!(
+        unrelated == ReplyKind::Status(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-key-is-starved-by-a-slow-provider",
+            got = unrelated.said(),
+            state = &state
+        )
     );
-    assert_eq!(s.charges(), 6, "five slow payments and the other key's");
+    let charges = s.charges();
+    assert!(
+        charges == 6,
+        "{}",
+        t!(
+            MESSAGES,
+            "five-slow-payments-and-the-other-keys",
+            charges = charges
+        )
+    );
 }
 // ANCHOR_END: slow_provider
 

@@ -56,3 +56,60 @@ a-retry-resumes-from-the-recovery-point = a retry resumes from the key's recover
     [1] once
    *[other] { $expected } times
 }. Run `cargo workbook hint 11`.
+
+## a_failed_provider_call_is_answered_502_and_the_retry_charges_once
+an-unconfirmed-charge-is-answered-502 = the provider did not confirm the charge: answer 502, and let the client retry with the same key; it got { $got }
+never-say-nothing-was-charged = the provider may have charged: never tell the client nothing was charged. The answer must be `provider_failed()`, { $expected }; it was { $got }
+the-retry-takes-a-released-key-over-at-once = the failed request released its lease (`locked_until = now()`): the retry must take the unfinished key over at once and finish the payment; it got { $got }. Run `cargo workbook hint 11`.
+the-retry-sends-the-first-tries-key = the retry must send the provider the first try's key, and the provider got the keys { $keys }
+payments-made-by-now = { $wanted ->
+    [1] 1 payment should have been made by now
+   *[other] { $wanted } payments should have been made by now
+}: there { $payments ->
+    [1] is 1
+   *[other] are { $payments }
+}
+
+## duplicates_of_a_request_held_at_the_provider_are_told_409
+the-key-is-committed-started-before-the-call = while the provider is called, the key must already be committed as 'started' (phase 1 commits before the call): a call inside the transaction holds the key's lock and a pooled connection for as long as the provider takes. The keys, as other sessions see them: { $points }
+duplicates-of-a-live-lease-are-told-409 = the key's lease has not expired: its request is alive, and each of the 19 duplicates must be told 409 without taking it over; { $count } were. They got: { $got }
+the-held-request = the held request
+the-held-request-pays = the held request must pay once let go: it got { $got }
+
+## twenty_concurrent_requests_with_one_key_charge_once
+one-key-one-payment = one key, one payment: { $outcome }
+each-request-gets-the-201-or-409 = each request must get the payment's 201, or 409 while it is in flight: { $outcome }
+a-retry-after-the-burst-replays-the-201 = a retry after the burst must replay the payment's 201: it got { $got }
+
+## the_same_key_from_two_clients_charges_twice
+two-clients-reach-the-provider-as-two-keys = at the provider, all our clients are one account: A's and B's order-1 must reach it as two keys (derive the key from the client too), or B is handed A's charge (B got { $got }); the provider got the keys { $keys }. Run `cargo workbook hint 11`.
+bs-payment = B's payment
+two-clients-two-payments = two clients, two payments, each answered 201: A got { $of_a }, B { $of_b }
+one-charge-per-client = one charge per client, two in all: the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}
+
+## the_same_key_with_another_body_is_refused_without_a_charge
+the-first-request-pays = the first request must pay and be answered 201: it got { $got }
+another-body-with-a-used-key-is-refused = another body with a used key must be refused (422): it got { $got }
+the-refused-request-charges-nothing = the refused request must charge nothing: the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+} in all, not once
+the-refused-request-does-not-ask-the-provider = the refused request must not ask the provider: it was asked { $calls ->
+    [1] once
+   *[other] { $calls } times
+} in all, not once
+
+## a_slow_provider_does_not_starve_requests_for_other_keys
+the-request-for-another-key = the request for another key
+a-slow-request-once-released = a slow request, once released
+a-slow-request-pays-once-released = each slow payment must be answered 201 once the provider answers: one got { $got }
+another-key-is-starved-by-a-slow-provider = a request for another key failed while five payments waited for the provider: it got { $got }.
+    While it waited: { $state }.
+    Each slow payment held a pooled connection (and its key's lock) for as long as the provider took: the provider was called inside the transaction. Commit the key as 'started' first, call the provider with no connection held, then record. Run `cargo workbook hint 11`.
+five-slow-payments-and-the-other-keys = five slow payments and the other key's: the card must be charged 6 times, and was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}

@@ -56,3 +56,57 @@ a-retry-resumes-from-the-recovery-point = uma nova tentativa continua do ponto d
     [1] uma vez
    *[other] { $expected } vezes
 }. Rode `cargo workbook hint 11`.
+
+## a_failed_provider_call_is_answered_502_and_the_retry_charges_once
+an-unconfirmed-charge-is-answered-502 = o provedor não confirmou a cobrança: responda 502, e deixe o cliente tentar de novo com a mesma chave; recebeu { $got }
+never-say-nothing-was-charged = o provedor pode ter cobrado: nunca diga ao cliente que nada foi cobrado. A resposta tem de ser `provider_failed()`, { $expected }; foi { $got }
+the-retry-takes-a-released-key-over-at-once = o pedido que falhou liberou o prazo de reserva (`locked_until = now()`): a nova tentativa tem de retomar na hora a chave não concluída e concluir o pagamento; recebeu { $got }. Rode `cargo workbook hint 11`.
+the-retry-sends-the-first-tries-key = a nova tentativa tem de mandar ao provedor a chave da primeira tentativa, e o provedor recebeu as chaves { $keys }
+payments-made-by-now = { $wanted ->
+    [1] já deveria haver 1 pagamento
+   *[other] já deveria haver { $wanted } pagamentos
+}: há { $payments }
+
+## duplicates_of_a_request_held_at_the_provider_are_told_409
+the-key-is-committed-started-before-the-call = enquanto o provedor é chamado, a chave já tem de estar confirmada (commit) como 'started' (a fase 1 faz o commit antes da chamada): uma chamada dentro da transação segura o lock da chave e uma conexão do pool por todo o tempo que o provedor levar. As chaves, como as outras sessões as veem: { $points }
+duplicates-of-a-live-lease-are-told-409 = o prazo de reserva da chave não venceu: o pedido dela está vivo, e cada uma das 19 duplicatas tem de receber 409 sem retomá-la; { $count } receberam. Elas receberam: { $got }
+the-held-request = o pedido retido
+the-held-request-pays = o pedido retido tem de pagar depois de liberado: recebeu { $got }
+
+## twenty_concurrent_requests_with_one_key_charge_once
+one-key-one-payment = uma chave, um pagamento: { $outcome }
+each-request-gets-the-201-or-409 = cada pedido tem de receber o 201 do pagamento, ou 409 enquanto ele está em andamento: { $outcome }
+a-retry-after-the-burst-replays-the-201 = uma nova tentativa depois da rajada tem de repetir o 201 do pagamento: recebeu { $got }
+
+## the_same_key_from_two_clients_charges_twice
+two-clients-reach-the-provider-as-two-keys = no provedor, todos os nossos clientes são uma conta só: o order-1 de A e o de B têm de chegar lá como duas chaves (derive a chave também do cliente), senão B recebe a cobrança de A (B recebeu { $got }); o provedor recebeu as chaves { $keys }. Rode `cargo workbook hint 11`.
+bs-payment = o pagamento de B
+two-clients-two-payments = dois clientes, dois pagamentos, cada um respondido com 201: A recebeu { $of_a }, B { $of_b }
+one-charge-per-client = uma cobrança por cliente, duas no total: o cartão foi cobrado { $charges ->
+    [1] uma vez
+   *[other] { $charges } vezes
+}
+
+## the_same_key_with_another_body_is_refused_without_a_charge
+the-first-request-pays = o primeiro pedido tem de pagar e ser respondido com 201: recebeu { $got }
+another-body-with-a-used-key-is-refused = outro corpo com uma chave já usada tem de ser recusado (422): recebeu { $got }
+the-refused-request-charges-nothing = o pedido recusado não pode cobrar nada: o cartão foi cobrado { $charges ->
+    [1] uma vez
+   *[other] { $charges } vezes
+} no total, e não uma vez só
+the-refused-request-does-not-ask-the-provider = o pedido recusado não pode chamar o provedor: ele foi chamado { $calls ->
+    [1] uma vez
+   *[other] { $calls } vezes
+} no total, e não uma vez só
+
+## a_slow_provider_does_not_starve_requests_for_other_keys
+the-request-for-another-key = o pedido de outra chave
+a-slow-request-once-released = um pedido lento, depois de liberado
+a-slow-request-pays-once-released = cada pagamento lento tem de ser respondido com 201 quando o provedor responde: um recebeu { $got }
+another-key-is-starved-by-a-slow-provider = um pedido de outra chave falhou enquanto cinco pagamentos esperavam o provedor: recebeu { $got }.
+    Enquanto ele esperava: { $state }.
+    Cada pagamento lento segurou uma conexão do pool (e o lock da chave dele) por todo o tempo que o provedor levou: o provedor foi chamado dentro da transação. Confirme (commit) a chave como 'started' primeiro, chame o provedor sem segurar nenhuma conexão, e só então registre. Rode `cargo workbook hint 11`.
+five-slow-payments-and-the-other-keys = cinco pagamentos lentos e o da outra chave: o cartão tem de ser cobrado 6 vezes, e foi cobrado { $charges ->
+    [1] uma vez
+   *[other] { $charges } vezes
+}

@@ -880,84 +880,125 @@ async fn a_request_that_was_taken_over_writes_nothing() {
     let s = setup(PoolSize::of(5)).await;
     let hash = stage4_hash(BODY);
     let reserve = || stage11::reserve(&s.app, A, "order-1", &hash);
-    let Some(first) = reserve().await.expect("the first reservation") else {
-        panic!("a new key must be reserved (a row comes back)");
+    let Some(first) = ran("reserve", reserve().await) else {
+        panic!("{}", t!(MESSAGES, "a-new-key-is-reserved"));
     };
     // The first request stalls past its lease; a retry takes the key over.
     s.expire_leases().await;
-    let Some(second) = reserve().await.expect("the takeover") else {
-        panic!("a key whose lease expired must be taken over (a row comes back)");
+    let Some(second) = ran("reserve", reserve().await) else {
+        panic!("{}", t!(MESSAGES, "a-dead-key-is-taken-over"));
     };
-    assert_ne!(
-        first.lease, second.lease,
-        "a takeover must give the key a new lease number (bump `lease` in the DO UPDATE): \
-         it is the fencing token that tells the stalled request the key is no longer its own"
+    assert!(
+        first.lease != second.lease,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-takeover-gives-a-new-lease-number",
+            lease = first.lease.0.to_string()
+        )
     );
 
     // The stalled request wakes up, and tries each write it could still make.
     let released = stage11::release(&s.app.pool, A, "order-1", first.lease).await;
-    released.expect("release runs");
-    let duplicate = reserve().await.expect("a duplicate's reservation");
-    assert_eq!(
-        duplicate, None,
-        "the stalled request's release ended the lease of the request that took the key \
-         over: a duplicate then took it over too, while that request was alive. Every write \
-         after the reservation must name its lease (`AND lease = $n`) and change nothing \
-         when the lease is no longer its own."
+    ran("release", released);
+    let duplicate = ran("reserve", reserve().await);
+    assert!(
+        duplicate.is_none(),
+        "{}",
+        t!(MESSAGES, "a-stale-release-ends-the-new-owners-lease")
     );
-    let recorded = stage11::record_charge(&s.app.pool, A, "order-1", first.lease, "ch_stale")
-        .await
-        .expect("record_charge runs");
+    let recorded = ran(
+        "record_charge",
+        stage11::record_charge(&s.app.pool, A, "order-1", first.lease, "ch_stale").await,
+    );
     assert!(
         !recorded,
-        "the stalled request recorded a charge on a key it no longer holds"
+        "{}",
+        t!(MESSAGES, "a-stale-request-records-no-charge")
     );
     let pending = stage11::payment_pending();
     let refused = stage11::payment_refused(402);
     let stale_refusal = stage11::refuse(&s.app.pool, A, "order-1", first.lease, &refused).await;
     let stale_set_aside =
         stage11::set_aside(&s.app.pool, A, "order-1", first.lease, &pending).await;
-    assert_eq!(
-        (
-            stale_refusal.expect("refuse runs"),
-            stale_set_aside.expect("set_aside runs")
-        ),
-        (false, false),
-        "the stalled request stored a final answer on a key it no longer holds"
+    let stored = (
+        ran("refuse", stale_refusal),
+        ran("set_aside", stale_set_aside),
     );
-    assert_eq!(
+    assert!(
+        stored == (false, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-request-stores-no-final-answer",
+            refused = stored.0.to_string(),
+            set_aside = stored.1.to_string()
+        )
+    );
+    let untouched =
         s.db.count(
             "SELECT count(*) FROM idempotency_keys
-             WHERE recovery_point = 'started' AND charge_id IS NULL"
+             WHERE recovery_point = 'started' AND charge_id IS NULL",
         )
-        .await,
-        1,
-        "the key must be as the request that took it over left it"
+        .await;
+    assert!(
+        untouched == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-is-as-its-new-owner-left-it",
+            points = format!("{:?}", s.points().await)
+        )
     );
     // The request that took the key over records its charge; the stalled one
     // tries to finish with its own.
     let ours = stage11::record_charge(&s.app.pool, A, "order-1", second.lease, "ch_ours").await;
     assert!(
-        ours.expect("record_charge runs"),
-        "the new owner records its charge"
+        ran("record_charge", ours),
+        "{}",
+        t!(MESSAGES, "the-new-owner-records-its-charge")
     );
     let request = payment_model::PaymentRequest::parse(BODY).expect("the test's body");
-    let stale = stage11::finish(
-        &s.app.pool,
-        A,
-        "order-1",
-        &hash,
-        first.lease,
-        &request,
-        "ch_stale",
-    )
-    .await
-    .expect("finish runs");
-    assert_eq!(
-        (stale.reply, s.db.payment_count().await),
-        (Reply::in_flight(), 0),
-        "the stalled request wrote a payment on a key it no longer holds"
+    let stale = ran(
+        "finish",
+        stage11::finish(
+            &s.app.pool,
+            A,
+            "order-1",
+            &hash,
+            first.lease,
+            &request,
+            "ch_stale",
+        )
+        .await,
     );
+    let payments = s.db.payment_count().await;
+    assert!(
+        (&stale.reply, payments) == (&Reply::in_flight(), 0),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-request-writes-no-payment",
+            got = stale.reply.shown(),
+            payments = payments
+        )
+    );
+}
+
+/// What one of the phases returned, when it must run: it fails the test, naming
+/// the phase (`reserve`, `release`...), when it returned an error.
+fn ran<T>(phase: &str, result: Result<T, PaymentError>) -> T {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-phase-failed",
+                phase = phase,
+                error = e.to_string()
+            )
+        )
+    })
 }
 // ANCHOR_END: fencing
 
@@ -982,16 +1023,16 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
     // The first call fails at last: the first request releases its lease, and
     // learns that it was no longer its own.
     s.provider.drop_first_held();
-    let first = within(BOUND, "the first request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
-    assert_eq!(
-        first.reply,
-        Reply::in_flight(),
-        "the first request was taken over: its release changed nothing, and it must answer \
-         from the key (409 while the request that took it over works), not 502 as if the \
-         key were still its own (`release` says whether the lease was still ours)"
+    let what = t!(MESSAGES, "the-first-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-taken-over-answers-from-the-key",
+            got = first.reply.shown()
+        )
     );
 
     let duplicate = pay(&s.app, A, "order-1", BODY).await;
@@ -999,24 +1040,33 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
         "stage11.taken_over_release",
         &serde_json::json!({ "duplicate": duplicate.reply.status }),
     );
-    assert_eq!(
-        duplicate.reply.status, 409,
-        "the request that took the key over is still waiting for the provider's answer, and \
-         its lease is live; yet a duplicate got {:?}. The first request's release ended the \
-         new owner's lease: `release` must name its lease (`AND lease = $n`).",
-        duplicate.reply
+    assert!(
+        duplicate.reply.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-release-lets-a-duplicate-in",
+            got = duplicate.reply.shown()
+        )
     );
     s.provider.release_held();
-    let second = within(BOUND, "the request that took the key over", second)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the request that took the key over failed: {e}"));
-    assert_eq!(second.reply.status, 201, "{second:?}");
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(
-        s.db.payment_count().await,
-        1,
-        "one card charge must be one row in payments: the stale request's release must not let a second payment in"
+    let what = t!(MESSAGES, "the-request-that-took-the-key-over");
+    let second = answered(&what, ended(within(BOUND, &what, second).await));
+    assert!(
+        second.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-new-owner-pays", got = shown(&second))
+    );
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-release-lets-no-second-payment-in",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: taken_over_release
@@ -1065,28 +1115,52 @@ async fn a_refusal_the_provider_keeps_is_the_keys_final_answer(
         SavedRefusal::Decline => [402, 402, 402],
         SavedRefusal::Error => [502, 202, 202],
     };
-    assert_eq!(
-        statuses, expected,
-        "the provider keeps its answer for the key and replays it to every retry: a refusal \
-         it keeps is final (stored with our key, a 402); an error it keeps leaves the charge \
-         unknown for good (a 202, the key set aside for reconciliation), never a 402 that says \
-         nothing was charged, nor a 502 asking for a retry that can only get the same error. \
-         (A 409 after the first 502 means the retry did not take over the key the failed \
-         request released: see `reserve`.) {answers:?}"
+    assert!(
+        statuses == expected,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-kept-refusal-is-final",
+            expected = format!("{expected:?}"),
+            got = format!("{statuses:?}"),
+            answers = answers.iter().map(shown).collect::<Vec<_>>().join("; ")
+        )
     );
     let last = answers.last().expect("three answers");
-    assert_eq!(
-        (&last.reply, last.replayed),
-        (&answers[answers.len() - 2].reply, true),
-        "the final answer is stored with the key and replayed"
+    let before = &answers[answers.len() - 2];
+    assert!(
+        (&last.reply, last.replayed) == (&before.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-final-answer-is-stored-and-replayed",
+            before = shown(before),
+            last = shown(last)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        provider_calls,
-        "once the refusal is stored, retries replay it without asking the provider"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == provider_calls,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stored-refusal-is-replayed-without-asking-the-provider",
+            calls = calls,
+            expected = provider_calls
+        )
     );
-    assert_eq!(s.charges(), 0, "nothing was charged");
-    assert_eq!(s.db.payment_count().await, 0, "and no payment was written");
+    let charges = s.charges();
+    assert!(
+        charges == 0,
+        "{}",
+        t!(MESSAGES, "nothing-was-charged", charges = charges)
+    );
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(MESSAGES, "no-payment-was-written", payments = payments)
+    );
 }
 // ANCHOR_END: saved_refusal
 
@@ -1102,40 +1176,57 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
     // provider with the same key while the first charge still runs.
     s.expire_leases().await;
     let second = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        s.provider.requests().len(),
-        2,
-        "the retry, once the first request's lease expired, must take the key over and ask \
-         the provider again (see `reserve`); it answered {:?} without calling it",
-        second.reply
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-takes-the-key-over-and-asks-the-provider",
+            got = second.reply.shown()
+        )
     );
-    assert_eq!(
-        second.reply,
-        Reply::in_flight(),
-        "the provider answered 409 (a request with this key is executing there, nothing \
-         saved): the payment is in flight, so answer 409, not 502"
+    assert!(
+        second.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-providers-409-is-answered-409",
+            got = second.reply.shown()
+        )
     );
     s.provider.release_held();
-    let first = within(BOUND, "the first request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
-    assert_eq!(
-        first.reply,
-        Reply::in_flight(),
-        "the first request was taken over: it records nothing, and answers from the key"
+    let what = t!(MESSAGES, "the-first-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-taken-over-records-nothing",
+            got = first.reply.shown()
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "{retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-later-retry-charges-once-and-pays",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(
-        s.db.payment_count().await,
-        1,
-        "the provider's 409 (its key in flight) must end in one row in payments, not a second payment under another key"
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-providers-409-ends-in-one-payment",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: provider_409

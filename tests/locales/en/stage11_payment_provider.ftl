@@ -113,3 +113,57 @@ five-slow-payments-and-the-other-keys = five slow payments and the other key's: 
     [1] once
    *[other] { $charges } times
 }
+
+## a_request_that_was_taken_over_writes_nothing
+a-phase-failed = `{ $phase }` returned an error: { $error }
+a-new-key-is-reserved = a new key must be reserved: `reserve` must return its row (Some), and returned None
+a-dead-key-is-taken-over = a key whose lease expired must be taken over: `reserve` must return its row (Some), and returned None. Run `cargo workbook hint 11`.
+a-takeover-gives-a-new-lease-number = a takeover must give the key a new lease number (bump `lease` in the DO UPDATE), and the key kept { $lease }: the lease number is the fencing token that tells the stalled request the key is no longer its own. Run `cargo workbook hint 11`.
+a-stale-release-ends-the-new-owners-lease = the stalled request's release ended the lease of the request that took the key over: a duplicate then took it over too, while that request was alive. Every write after the reservation must name its lease (`AND lease = $n`) and change nothing when the lease is no longer its own.
+a-stale-request-records-no-charge = the stalled request recorded a charge on a key it no longer holds: `record_charge` must name its lease (`AND lease = $n`)
+a-stale-request-stores-no-final-answer = the stalled request stored a final answer on a key it no longer holds (`refuse` returned { $refused }, `set_aside` { $set_aside }): each must name its lease (`AND lease = $n`)
+the-key-is-as-its-new-owner-left-it = the key must be as the request that took it over left it ('started', no charge id): { $points }
+the-new-owner-records-its-charge = the request that took the key over must record its charge: `record_charge` under its lease returned false
+a-stale-request-writes-no-payment = the stalled request wrote on a key it no longer holds: `finish` must answer from the key (409 while it is in flight) and write no payment; it answered { $got }, and there { $payments ->
+    [1] is 1 payment
+   *[other] are { $payments } payments
+}
+
+## a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_the_key
+the-request-that-took-the-key-over = the request that took the key over
+a-request-taken-over-answers-from-the-key = the first request was taken over: its release changed nothing, and it must answer from the key (409 while the request that took it over works), not as if the key were still its own (`release` says whether the lease was still ours); it answered { $got }
+a-stale-release-lets-a-duplicate-in = the request that took the key over is still waiting for the provider's answer, and its lease is live; yet a duplicate got { $got }. The first request's release ended the new owner's lease: `release` must name its lease (`AND lease = $n`).
+the-new-owner-pays = the request that took the key over must pay once the provider answers: it got { $got }
+a-stale-release-lets-no-second-payment-in = one card charge must be one row in payments: the stale request's release must not let a second payment in; there { $payments ->
+    [1] is 1
+   *[other] are { $payments }
+}
+
+## a_refusal_the_provider_keeps_is_the_keys_final_answer
+a-kept-refusal-is-final = the provider keeps its answer for the key and replays it to every retry: a refusal it keeps is final (stored with our key, a 402); an error it keeps leaves the charge unknown for good (a 202, the key set aside for reconciliation), never a 402 that says nothing was charged, nor a 502 asking for a retry that can only get the same error. (A 409 after the first 502 means the retry did not take over the key the failed request released: see `reserve`.) The three tries must get { $expected }, and got { $got }: { $answers }
+the-final-answer-is-stored-and-replayed = the final answer must be stored with the key and replayed: the try before got { $before }, the last one { $last }
+a-stored-refusal-is-replayed-without-asking-the-provider = once the refusal is stored, retries replay it without asking the provider: it was asked { $calls ->
+    [1] once
+   *[other] { $calls } times
+}, not { $expected ->
+    [1] once
+   *[other] { $expected } times
+}
+nothing-was-charged = nothing was charged, yet the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}
+no-payment-was-written = no payment may be written for a refusal, and there { $payments ->
+    [1] is 1
+   *[other] are { $payments }
+}
+
+## a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_charges_once
+the-retry-takes-the-key-over-and-asks-the-provider = the retry, once the first request's lease expired, must take the key over and ask the provider again (see `reserve`); it answered { $got } without calling it
+the-providers-409-is-answered-409 = the provider answered 409 (a request with this key is executing there, nothing saved): the payment is in flight, so answer 409, not 502; it answered { $got }
+a-request-taken-over-records-nothing = the first request was taken over: it records nothing, and answers from the key (409); it answered { $got }
+a-later-retry-charges-once-and-pays = once the provider's charge is over, a later retry must finish the payment and be answered 201, not as a replay: it got { $got }
+the-providers-409-ends-in-one-payment = the provider's 409 (its key in flight) must end in one row in payments, not a second payment under another key; there { $payments ->
+    [1] is 1
+   *[other] are { $payments }
+}

@@ -110,3 +110,48 @@ five-slow-payments-and-the-other-keys = cinco pagamentos lentos e o da outra cha
     [1] uma vez
    *[other] { $charges } vezes
 }
+
+## a_request_that_was_taken_over_writes_nothing
+a-phase-failed = `{ $phase }` retornou um erro: { $error }
+a-new-key-is-reserved = uma chave nova tem de ser reservada: `reserve` tem de devolver a linha dela (Some), e devolveu None
+a-dead-key-is-taken-over = uma chave cujo prazo de reserva venceu tem de ser retomada: `reserve` tem de devolver a linha dela (Some), e devolveu None. Rode `cargo workbook hint 11`.
+a-takeover-gives-a-new-lease-number = uma retomada tem de dar à chave um novo número de lease (incremente `lease` no DO UPDATE), e a chave ficou com { $lease }: o número de lease é o token de cercamento (fencing token) que avisa o pedido parado que a chave não é mais dele. Rode `cargo workbook hint 11`.
+a-stale-release-ends-the-new-owners-lease = a liberação feita pelo pedido parado encerrou o prazo de reserva do pedido que retomou a chave: uma duplicata então retomou a chave também, enquanto aquele pedido estava vivo. Toda escrita depois da reserva tem de citar o lease dela (`AND lease = $n`) e não mudar nada quando o lease não é mais dela.
+a-stale-request-records-no-charge = o pedido parado registrou uma cobrança numa chave que não é mais dele: `record_charge` tem de citar o lease dele (`AND lease = $n`)
+a-stale-request-stores-no-final-answer = o pedido parado guardou uma resposta definitiva numa chave que não é mais dele (`refuse` devolveu { $refused }, `set_aside` { $set_aside }): cada um tem de citar o lease dele (`AND lease = $n`)
+the-key-is-as-its-new-owner-left-it = a chave tem de estar como o pedido que a retomou a deixou ('started', sem id de cobrança): { $points }
+the-new-owner-records-its-charge = o pedido que retomou a chave tem de registrar a cobrança dele: `record_charge` sob o lease dele devolveu false
+a-stale-request-writes-no-payment = o pedido parado gravou numa chave que não é mais dele: `finish` tem de responder a partir da chave (409 enquanto ela está em andamento) e não gravar pagamento nenhum; respondeu { $got }, e há { $payments ->
+    [1] 1 pagamento
+   *[other] { $payments } pagamentos
+}
+
+## a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_the_key
+the-request-that-took-the-key-over = o pedido que retomou a chave
+a-request-taken-over-answers-from-the-key = o primeiro pedido foi retomado: a liberação dele não mudou nada, e ele tem de responder a partir da chave (409 enquanto o pedido que a retomou trabalha), não como se a chave ainda fosse dele (`release` diz se o lease ainda era nosso); respondeu { $got }
+a-stale-release-lets-a-duplicate-in = o pedido que retomou a chave ainda está esperando a resposta do provedor, e o prazo de reserva dele está vigente; mesmo assim uma duplicata recebeu { $got }. A liberação do primeiro pedido encerrou o prazo de reserva do novo dono: `release` tem de citar o lease dele (`AND lease = $n`).
+the-new-owner-pays = o pedido que retomou a chave tem de pagar quando o provedor responde: recebeu { $got }
+a-stale-release-lets-no-second-payment-in = uma cobrança no cartão tem de ser uma linha em payments: a liberação do pedido parado não pode deixar entrar um segundo pagamento; há { $payments }
+
+## a_refusal_the_provider_keeps_is_the_keys_final_answer
+a-kept-refusal-is-final = o provedor guarda a resposta dele para a chave e a repete a cada nova tentativa: uma recusa que ele guarda é definitiva (guardada com a nossa chave, um 402); um erro que ele guarda deixa a cobrança incerta de vez (um 202, a chave posta de lado para a reconciliação), nunca um 402 que diz que nada foi cobrado, nem um 502 pedindo uma nova tentativa que só pode receber o mesmo erro. (Um 409 depois do primeiro 502 quer dizer que a nova tentativa não retomou a chave que o pedido que falhou liberou: veja `reserve`.) As três tentativas têm de receber { $expected }, e receberam { $got }: { $answers }
+the-final-answer-is-stored-and-replayed = a resposta definitiva tem de ser guardada com a chave e repetida: a tentativa anterior recebeu { $before }, a última { $last }
+a-stored-refusal-is-replayed-without-asking-the-provider = depois que a recusa foi guardada, as novas tentativas a repetem sem perguntar ao provedor: ele foi chamado { $calls ->
+    [1] uma vez
+   *[other] { $calls } vezes
+}, e não { $expected ->
+    [1] uma vez
+   *[other] { $expected } vezes
+}
+nothing-was-charged = nada foi cobrado, e mesmo assim o cartão foi cobrado { $charges ->
+    [1] uma vez
+   *[other] { $charges } vezes
+}
+no-payment-was-written = nenhum pagamento pode ser gravado para uma recusa, e há { $payments }
+
+## a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_charges_once
+the-retry-takes-the-key-over-and-asks-the-provider = a nova tentativa, depois que o prazo de reserva do primeiro pedido venceu, tem de retomar a chave e perguntar de novo ao provedor (veja `reserve`); ela respondeu { $got } sem chamá-lo
+the-providers-409-is-answered-409 = o provedor respondeu 409 (um pedido com esta chave está sendo executado lá, nada guardado): o pagamento está em andamento, então responda 409, não 502; respondeu { $got }
+a-request-taken-over-records-nothing = o primeiro pedido foi retomado: ele não registra nada, e responde a partir da chave (409); respondeu { $got }
+a-later-retry-charges-once-and-pays = depois que a cobrança do provedor terminou, uma nova tentativa posterior tem de concluir o pagamento e ser respondida com 201, não como resposta repetida: recebeu { $got }
+the-providers-409-ends-in-one-payment = o 409 do provedor (a chave dele em andamento) tem de terminar em uma linha em payments, não num segundo pagamento sob outra chave; há { $payments }

@@ -1236,19 +1236,17 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
 async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
     let s = setup(PoolSize::of(5)).await;
     let done = pay(&s.app, A, "order-2", r#"{"orderId":2,"amount":100}"#).await;
-    assert_eq!(done.reply.status, 201, "{done:?}");
+    assert!(
+        done.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&done))
+    );
     // A request dies after recording its charge, and no retry comes for days.
     crashed_request(&s, DiesAfter::ChargeRecorded).await;
     s.expire_leases().await;
     s.age_keys().await;
 
-    let reaped = within(
-        BOUND,
-        "the reaper",
-        stage11::reap(&s.app.pool, &s.app.config),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("the reaper failed: {e}"));
+    let reaped = s.reap().await;
     harness::observe(
         "stage11.reaper",
         &serde_json::json!({
@@ -1256,41 +1254,69 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
             "stranded": reaped.stranded.len(),
         }),
     );
-    assert_eq!(
+    let charged =
         s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'charged'")
-            .await,
-        1,
-        "the reaper deleted a `charged` key: its charge exists, and the key is the only \
-         record of it. Delete finished keys by age; an unfinished key is for reconciliation"
+            .await;
+    assert!(
+        charged == 1,
+        "{}",
+        t!(MESSAGES, "the-reaper-keeps-a-charged-key")
     );
-    assert_eq!(
-        reaped.deleted, 1,
-        "the old finished key is deleted: {reaped:?}"
+    assert!(
+        reaped.deleted == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-finished-key-is-deleted",
+            deleted = reaped.deleted
+        )
     );
     let keys: Vec<_> = reaped.stranded.iter().map(|k| k.key.as_str()).collect();
-    assert_eq!(
-        keys,
-        ["order-1"],
-        "the charged key past its lease is listed for reconciliation"
+    assert!(
+        keys == ["order-1"],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-charged-key-is-listed-for-reconciliation",
+            keys = format!("{keys:?}")
+        )
     );
 
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "the kept `charged` key, its lease long expired, must be taken over by the retry and \
-         finished: {retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-kept-charged-key-is-taken-over-and-finished",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 2, "the old finished payment's and this one's");
-    assert_eq!(
-        s.provider.requests().len(),
-        2,
-        "the retry resumed from `charged`: it did not ask the provider again"
+    let charges = s.charges();
+    assert!(
+        charges == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-payments-charge-and-this-ones",
+            charges = charges
+        )
     );
-    assert_eq!(
-        s.db.payment_count().await,
-        2,
-        "two rows in payments: the old finished payment's and the retry's, finished from `charged` without a second charge"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 2,
+        "{}",
+        t!(MESSAGES, "the-retry-resumed-from-charged", calls = calls)
+    );
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-payment-and-the-retrys",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: reaper
@@ -1304,25 +1330,42 @@ async fn a_key_finished_today_replays_for_the_whole_retention_however_old_it_is(
     s.expire_leases().await;
     s.age_keys().await;
     let finished = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(finished.reply.status, 201, "{finished:?}");
+    assert!(
+        finished.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = finished.reply.shown()
+        )
+    );
 
     let reaped = s.reap().await;
-    assert_eq!(
-        reaped.deleted, 0,
-        "the reaper deleted a key finished a moment ago, because it was first used two days \
-         ago: retention is how long a finished key replays its answer, so it counts from \
-         when the key finished (`finished_at`), not from `created_at`"
+    assert!(
+        reaped.deleted == 0,
+        "{}",
+        t!(MESSAGES, "retention-counts-from-finished-at")
     );
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&finished.reply, true),
-        "the finished key replays its answer"
+    assert!(
+        (&again.reply, again.replayed) == (&finished.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&finished),
+            retry = shown(&again)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        1,
-        "without asking the provider"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-finished-key-does-not-ask-the-provider",
+            calls = calls
+        )
     );
 }
 // ANCHOR_END: retention_from_finish
@@ -1341,6 +1384,17 @@ enum ReusedWith {
     SameBodyProviderForgot,
 }
 
+impl ReusedWith {
+    /// The case as the messages name it (a selector of theirs).
+    fn id(self) -> &'static str {
+        match self {
+            Self::SameBody => "same-body",
+            Self::AnotherAmount => "another-amount",
+            Self::SameBodyProviderForgot => "same-body-provider-forgot",
+        }
+    }
+}
+
 // ANCHOR: reused_key
 #[rstest]
 #[case::the_same_body(ReusedWith::SameBody)]
@@ -1350,9 +1404,18 @@ enum ReusedWith {
 async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse: ReusedWith) {
     let s = setup(PoolSize::of(5)).await;
     let first = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(first.reply.status, 201, "{first:?}");
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&first))
+    );
     s.age_keys().await;
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     if let ReusedWith::SameBodyProviderForgot = reuse {
         s.provider.forget_keys();
     }
@@ -1363,16 +1426,19 @@ async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse:
 
     let reused = within(
         BOUND,
-        "create_payment with the reused key",
+        &t!(MESSAGES, "create-payment-with-the-reused-key"),
         stage11::create_payment(&s.app, A, "order-1", body),
     )
     .await
     .unwrap_or_else(|e| {
         panic!(
-            "the key used again after the reaper deleted it failed: {e}. The provider was sent \
-             the key it already knows (keys {:?}): it replayed the first payment's charge, which \
-             already has its payment row, or refused the other amount",
-            s.provider_keys()
+            "{}",
+            t!(
+                MESSAGES,
+                "the-reused-key-failed",
+                error = e.to_string(),
+                keys = format!("{:?}", s.provider_keys())
+            )
         )
     });
     let again = pay(&s.app, A, "order-1", body).await;
@@ -1384,23 +1450,40 @@ async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse:
             (2, 2, (&reused.reply, false))
         }
     };
-    assert_eq!(
-        (reused.reply.status, s.charges(), s.db.payment_count().await),
-        (201, charges, payments),
-        "{reuse:?}: the key used again got {reused:?}; the provider received the keys {:?}. \
-         Derive the provider key from the body's hash too (another body is another payment), \
-         and let `finish` answer a charge that already has its payment row with that payment",
-        s.provider_keys()
+    let made = (reused.reply.status, s.charges(), s.db.payment_count().await);
+    assert!(
+        made == (201, charges, payments),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reused-key-is-paid-once",
+            reuse = reuse.id(),
+            got = shown(&reused),
+            charges = made.1,
+            payments = made.2,
+            keys = format!("{:?}", s.provider_keys())
+        )
     );
-    assert_eq!(
-        (&reused.reply, reused.replayed),
-        answer,
-        "{reuse:?}: the answer"
+    assert!(
+        (&reused.reply, reused.replayed) == answer,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reused-key-gets-its-answer",
+            reuse = reuse.id(),
+            got = shown(&reused),
+            first = shown(&first)
+        )
     );
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&reused.reply, true),
-        "its retry replays it"
+    assert!(
+        (&again.reply, again.replayed) == (&reused.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&reused),
+            retry = shown(&again)
+        )
     );
 }
 // ANCHOR_END: reused_key
@@ -1416,22 +1499,37 @@ async fn a_dead_requests_key_is_not_taken_over_with_another_body(#[case] crash: 
     s.expire_leases().await;
 
     let other = pay(&s.app, A, "order-1", OTHER_AMOUNT).await;
-    assert_eq!(
-        (other.reply, s.charges()),
-        (Reply::key_reused(), 1),
-        "the dead request charged 100 with this key; a retry with amount 999 took its key over. \
-         A takeover is for a retry of the same request: `AND k.body_hash = EXCLUDED.body_hash`"
+    let charges = s.charges();
+    assert!(
+        (&other.reply, charges) == (&Reply::key_reused(), 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-dead-key-is-not-taken-over-with-another-body",
+            got = shown(&other),
+            charges = charges
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, &retry.reply.body["amount"]),
-        (201, &serde_json::json!(100)),
-        "the retry with the first body finishes the payment: {retry:?}"
+    assert!(
+        (retry.reply.status, &retry.reply.body["amount"]) == (201, &serde_json::json!(100)),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-with-the-first-body-finishes-the-payment",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(
-        (s.charges(), s.db.payment_count().await),
-        (1, 1),
-        "one charge, one payment"
+    let made = (s.charges(), s.db.payment_count().await);
+    assert!(
+        made == (1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "one-charge-one-payment",
+            charges = made.0,
+            payments = made.1
+        )
     );
 }
 // ANCHOR_END: another_body_after_a_crash
@@ -1449,24 +1547,38 @@ async fn a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_
 
     let retry = pay(&s.app, A, "order-1", BODY).await;
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (s.charges(), s.provider.requests().len()),
-        (1, 1),
-        "the retry asked the provider again about a key it may have forgotten (it answered \
-         {:?}): the card was charged twice. Take a `started` key over only while the provider \
-         still remembers its key: `k.created_at > now() - $5::interval` \
-         (`app.config.resume_window_interval()`)",
-        retry.reply
+    let asked = (s.charges(), s.provider.requests().len());
+    assert!(
+        asked == (1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-forgotten-key-is-not-asked-again",
+            got = retry.reply.shown(),
+            charges = asked.0,
+            calls = asked.1
+        )
     );
-    assert_eq!(
-        (&retry.reply, retry.replayed),
-        (&stage11::payment_pending(), false),
-        "the key is set aside for reconciliation, and the client is told so (202)"
+    let pending = stage11::payment_pending();
+    assert!(
+        (&retry.reply, retry.replayed) == (&pending, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-forgotten-key-is-set-aside",
+            expected = pending.shown(),
+            got = shown(&retry)
+        )
     );
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&retry.reply, true),
-        "every later retry replays it"
+    assert!(
+        (&again.reply, again.replayed) == (&retry.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "every-later-retry-gets-the-same-body",
+            before = shown(&retry),
+            again = shown(&again)
+        )
     );
     let reaped = s.reap().await;
     let listed: Vec<_> = reaped
@@ -1474,10 +1586,14 @@ async fn a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_
         .iter()
         .map(|k| (k.key.as_str(), k.recovery_point.as_str()))
         .collect();
-    assert_eq!(
-        listed,
-        [("order-1", "unknown")],
-        "and the reaper lists it for reconciliation"
+    assert!(
+        listed == [("order-1", "unknown")],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-lists-the-set-aside-key",
+            listed = format!("{listed:?}")
+        )
     );
 }
 // ANCHOR_END: forgotten_key
@@ -1493,37 +1609,49 @@ async fn a_request_that_outlived_its_key_writes_nothing_into_the_keys_next_use()
     s.provider.wait_until_held(1).await;
     s.expire_leases().await;
     let paid = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(paid.reply.status, 201, "{paid:?}");
+    assert!(
+        paid.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = paid.reply.shown()
+        )
+    );
     // Days later the key is reaped, and the client uses it again for another
     // payment, whose charge is made, its answer on the way.
     s.age_keys().await;
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     s.provider.inject([ProviderFault::AnswerLate]);
     let next = spawn_pay(&s.app, OTHER_AMOUNT);
     s.provider.wait_until_held_by(2, &next).await;
 
     // A wakes up at last: the provider replays the first payment's charge to it.
     s.provider.release_first_held();
-    let stalled = within(BOUND, "the stalled request", stalled)
-        .await
-        .expect("the request task ends");
+    let stalled = ended(within(BOUND, &t!(MESSAGES, "the-stalled-request"), stalled).await);
     s.provider.release_held();
-    let next = within(BOUND, "the key's next use", next)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the key's next use failed: {e}"));
-    assert_eq!(
-        (next.reply.status, &next.reply.body["amount"]),
-        (201, &serde_json::json!(999)),
-        "the key's next use must be paid with its own charge; the request that outlived the \
-         key's first use (it answered {stalled:?}) wrote into it. A lease number must never \
-         be given twice, not even to a key reaped and used again: \
-         `lease = nextval('idempotency_key_leases')`"
+    let what = t!(MESSAGES, "the-keys-next-use");
+    let next = answered(&what, ended(within(BOUND, &what, next).await));
+    assert!(
+        (next.reply.status, &next.reply.body["amount"]) == (201, &serde_json::json!(999)),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-that-outlived-its-key-writes-nothing",
+            got = shown(&next),
+            stalled = shown_result(&stalled)
+        )
     );
-    assert_eq!(
-        s.payment_charge_ids().await,
-        ["ch_1", "ch_2"],
-        "one payment per charge"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == ["ch_1", "ch_2"],
+        "{}",
+        t!(MESSAGES, "one-payment-per-charge", ids = format!("{ids:?}"))
     );
 }
 // ANCHOR_END: outlived_key
@@ -1564,26 +1692,43 @@ async fn a_key_reaped_between_its_reservation_and_its_read_is_reserved_anew() {
     let app = app_on(&s.provider, pool);
     let retry =
         tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await });
-    within(BOUND, "the retry to read the key", paused.notified()).await;
+    within(
+        BOUND,
+        &t!(MESSAGES, "the-retry-reading-the-key"),
+        paused.notified(),
+    )
+    .await;
     // The reaper deletes the key now.
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     go.notify_one();
 
-    let retry = within(BOUND, "the retry", retry)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| {
-            panic!(
-                "the key was reaped between the retry's reservation and its read of the \
-                 key's answer, and the retry failed: {e}. A key the reaper deleted is no key: \
-                 reserve it anew"
+    let retry = ended(within(BOUND, &t!(MESSAGES, "the-retry"), retry).await).unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-key-reaped-under-a-read-is-reserved-anew",
+                error = e.to_string()
             )
-        });
-    assert_eq!(
-        (&retry.reply, s.charges(), s.db.payment_count().await),
-        (&first.reply, 1, 1),
-        "reserved anew, the key sends the provider the same derived key, which replays the \
-         first charge: the first payment's answer"
+        )
+    });
+    let made = (s.charges(), s.db.payment_count().await);
+    assert!(
+        (&retry.reply, made.0, made.1) == (&first.reply, 1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "reserved-anew-the-key-replays-the-first-charge",
+            first = shown(&first),
+            got = shown(&retry),
+            charges = made.0,
+            payments = made.1
+        )
     );
 }
 // ANCHOR_END: reaped_under_a_read
@@ -1602,6 +1747,18 @@ enum Meaning {
     Unknown,
     /// The provider's final refusal for the key: nothing was charged (402).
     Refused,
+}
+
+impl Meaning {
+    /// The meaning as the messages name it (a selector of theirs).
+    fn id(self) -> &'static str {
+        match self {
+            Self::Charged => "charged",
+            Self::NotChargedRetry => "not-charged-retry",
+            Self::Unknown => "unknown",
+            Self::Refused => "refused",
+        }
+    }
 }
 
 // ANCHOR: provider_answers
@@ -1644,35 +1801,62 @@ async fn each_provider_answer_is_read_for_what_it_says_about_the_card(
         Meaning::Unknown => ([202, 202, 202], 1, charged, 0),
         Meaning::Refused => ([502, 402, 402], 2, 0, 0),
     };
-    assert_eq!(
-        (
-            statuses,
-            s.provider.requests().len(),
-            s.charges(),
-            s.db.payment_count().await
-        ),
-        (expected, calls, charges, payments),
-        "{fault:?} means {meaning:?}: the client must get {expected:?} (statuses), the provider \
-         {calls} call(s), the card {charges} charge(s). The answers were {:?}",
-        [&first.reply, &retry.reply, &again.reply]
+    let got = (
+        statuses,
+        s.provider.requests().len(),
+        s.charges(),
+        s.db.payment_count().await,
+    );
+    assert!(
+        got == (expected, calls, charges, payments),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-provider-answer-read-for-what-it-says",
+            fault = format!("{fault:?}"),
+            meaning = meaning.id(),
+            expected = format!("{expected:?}"),
+            calls = calls,
+            charges = charges,
+            payments = payments,
+            got = format!("{:?}", got.0),
+            got_calls = got.1,
+            got_charges = got.2,
+            got_payments = got.3,
+            answers = [&first, &retry, &again].map(shown).join("; ")
+        )
     );
     if meaning == Meaning::NotChargedRetry {
-        assert_eq!(
-            first.reply,
-            stage11::provider_not_charged(),
-            "nothing was charged: say so, and ask for a retry with the same key"
+        let not_charged = stage11::provider_not_charged();
+        assert!(
+            first.reply == not_charged,
+            "{}",
+            t!(
+                MESSAGES,
+                "nothing-was-charged-say-so",
+                expected = not_charged.shown(),
+                got = first.reply.shown()
+            )
         );
     }
     if meaning == Meaning::Unknown {
-        assert_eq!(
-            (&again.reply, again.replayed, s.points().await),
-            (
-                &stage11::payment_pending(),
-                true,
-                vec![("order-1".to_owned(), "unknown".to_owned())]
-            ),
-            "the charge is unknown for good: the key is set aside (`unknown`) and its pending \
-             answer replayed, never a 402 that tells the client nothing was charged"
+        let points = s.points().await;
+        let pending = stage11::payment_pending();
+        assert!(
+            (&again.reply, again.replayed, &points)
+                == (
+                    &pending,
+                    true,
+                    &vec![("order-1".to_owned(), "unknown".to_owned())]
+                ),
+            "{}",
+            t!(
+                MESSAGES,
+                "an-unknown-charge-is-set-aside",
+                expected = pending.shown(),
+                got = shown(&again),
+                points = format!("{points:?}")
+            )
         );
     }
 }
@@ -1685,17 +1869,27 @@ async fn the_provider_client_returns_the_charge_id_or_why_there_is_none() {
         .inject([ProviderFault::Pass, ProviderFault::Decline]);
     let charged = s.app.provider.charge("key-1", 100).await;
     let declined = s.app.provider.charge("key-2", 100).await;
-    assert_eq!(
-        charged.ok().as_deref(),
-        Some("ch_1"),
-        "the charge's id, from the provider's answer"
+    let got = format!("{charged:?}");
+    assert!(
+        charged.ok().as_deref() == Some("ch_1"),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-charges-id-from-the-providers-answer",
+            got = got
+        )
     );
     assert!(
         matches!(
             declined,
             Err(stage11::ProviderError::Declined { status: 402, .. })
         ),
-        "a declined card is the provider's final refusal: {declined:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-declined-card-is-a-final-refusal",
+            got = format!("{declined:?}")
+        )
     );
 }
 
@@ -1707,11 +1901,17 @@ async fn an_answer_marked_idempotent_replayed_false_is_not_a_replay() {
     s.provider.inject([ProviderFault::FailBeforeCharging]);
     let first = pay(&s.app, A, "order-1", BODY).await;
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (first.reply.status, retry.reply.status, s.charges()),
-        (502, 201, 1),
-        "the provider's 503 said `Idempotent-Replayed: false`: it is no saved answer, and the \
-         retry must charge (got {first:?}, then {retry:?})"
+    let charges = s.charges();
+    assert!(
+        (first.reply.status, retry.reply.status, charges) == (502, 201, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "replayed-false-is-not-a-replay",
+            first = shown(&first),
+            retry = shown(&retry),
+            charges = charges
+        )
     );
 }
 // ANCHOR_END: replayed_false

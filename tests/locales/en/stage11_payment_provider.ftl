@@ -37,7 +37,7 @@ the-key-ends-finished = the key must end at its last recovery point, 'finished':
     [1] 1 key did
    *[other] { $finished } keys did
 }
-a-retry-replays-the-answer = a retry must replay the answer, marked as replayed: the first got { $first }, the retry { $retry }
+a-retry-replays-the-answer = a retry must replay the answer, marked as replayed: the first request got { $first }, the retry { $retry }
 a-finished-key-does-not-ask-the-provider = a finished key replays its stored answer without asking the provider again: the provider was asked { $calls ->
     [1] once
    *[other] { $calls } times
@@ -72,7 +72,7 @@ payments-made-by-now = { $wanted ->
 
 ## duplicates_of_a_request_held_at_the_provider_are_told_409
 the-key-is-committed-started-before-the-call = while the provider is called, the key must already be committed as 'started' (phase 1 commits before the call): a call inside the transaction holds the key's lock and a pooled connection for as long as the provider takes. The keys, as other sessions see them: { $points }
-duplicates-of-a-live-lease-are-told-409 = the key's lease has not expired: its request is alive, and each of the 19 duplicates must be told 409 without taking it over; { $count } were. They got: { $got }
+duplicates-of-a-live-lease-are-told-409 = the key's lease has not expired: its request is alive, and each of the 19 duplicates must be told 409 without taking it over; { $count } were. The answers: { $got }
 the-held-request = the held request
 the-held-request-pays = the held request must pay once let go: it got { $got }
 
@@ -166,4 +166,130 @@ a-later-retry-charges-once-and-pays = once the provider's charge is over, a late
 the-providers-409-ends-in-one-payment = the provider's 409 (its key in flight) must end in one row in payments, not a second payment under another key; there { $payments ->
     [1] is 1
    *[other] are { $payments }
+}
+
+## the_reaper_deletes_old_finished_keys_and_never_a_charged_one
+the-reaper-keeps-a-charged-key = the reaper deleted a `charged` key: its charge exists, and the key is the only record of it. Delete finished keys by age; an unfinished key is for reconciliation
+the-old-finished-key-is-deleted = the old finished key must be deleted, one key: the reaper deleted { $deleted }
+the-charged-key-is-listed-for-reconciliation = the charged key past its lease must be listed for reconciliation, ["order-1"]: the reaper listed { $keys }
+the-kept-charged-key-is-taken-over-and-finished = the kept `charged` key, its lease long expired, must be taken over by the retry and finished: it got { $got }
+the-old-payments-charge-and-this-ones = two charges, the old finished payment's and this one's: the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}
+the-retry-resumed-from-charged = the retry resumes from `charged`: it must not ask the provider again, two calls in all, and there were { $calls }
+the-old-payment-and-the-retrys = two rows in payments, the old finished payment's and the retry's, finished from `charged` without a second charge: there { $payments ->
+    [1] is 1
+   *[other] are { $payments }
+}
+
+## a_key_finished_today_replays_for_the_whole_retention_however_old_it_is
+retention-counts-from-finished-at = the reaper deleted a key finished a moment ago, because it was first used two days ago: retention is how long a finished key replays its answer, so it counts from when the key finished (`finished_at`), not from `created_at`
+
+## a_key_used_again_after_the_reaper_deleted_it_is_answered
+the-key-is-past-its-retention = the key is past its retention: the reaper must delete it, one key, and deleted { $deleted ->
+    [1] 1
+   *[other] { $deleted }
+}
+create-payment-with-the-reused-key = create_payment with the reused key
+the-reused-key-failed = the key used again after the reaper deleted it failed: { $error }. The provider was sent the key it already knows (keys { $keys }): it replayed the first payment's charge, which already has its payment row, or refused the other amount
+a-reused-key-is-paid-once = { $reuse ->
+    [same-body] the key used again with the same body, while the provider remembers its key,
+    [another-amount] the key used again with another amount,
+   *[other] the key used again with the same body, once the provider forgot its key,
+} must be answered 201 with { $reuse ->
+    [same-body] the first payment's charge and row
+   *[other] a charge and a payment of its own
+}: it got { $got }, the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+} and there { $payments ->
+    [1] is 1 payment
+   *[other] are { $payments } payments
+} in all; the provider received the keys { $keys }. Derive the provider key from the body's hash too (another body is another payment), and let `finish` answer a charge that already has its payment row with that payment
+a-reused-key-gets-its-answer = { $reuse ->
+    [same-body] the key used again with the same body, while the provider remembers its key, is the first payment played again: it must get the first answer ({ $first }), marked as replayed
+    [another-amount] the key used again with another amount is another payment: it must get an answer of its own, not marked as replayed
+   *[other] the key used again with the same body, once the provider forgot its key, is another payment: it must get an answer of its own, not marked as replayed
+}; it got { $got }
+
+## a_dead_requests_key_is_not_taken_over_with_another_body
+a-dead-key-is-not-taken-over-with-another-body = the dead request charged 100 with this key; a retry with amount 999 must be refused (422) and charge nothing. It got { $got }, and the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}. A takeover is for a retry of the same request: `AND k.body_hash = EXCLUDED.body_hash`
+the-retry-with-the-first-body-finishes-the-payment = the retry with the first body must finish the payment, 201 with amount 100: it got { $got }
+one-charge-one-payment = one charge, one payment: the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}, and there { $payments ->
+    [1] is 1 payment
+   *[other] are { $payments } payments
+}
+
+## a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_again
+a-forgotten-key-is-not-asked-again = the retry must not ask the provider again about a key it may have forgotten (it answered { $got }): the provider was asked { $calls ->
+    [1] once
+   *[other] { $calls } times
+}, and the card charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}. Take a `started` key over only while the provider still remembers its key: `k.created_at > now() - $5::interval` (`app.config.resume_window_interval()`)
+a-forgotten-key-is-set-aside = the key must be set aside for reconciliation, and the client told so ({ $expected }): it got { $got }
+the-reaper-lists-the-set-aside-key = the reaper must list the set-aside key for reconciliation, [("order-1", "unknown")]: it listed { $listed }
+
+## a_request_that_outlived_its_key_writes_nothing_into_the_keys_next_use
+the-stalled-request = the stalled request
+the-keys-next-use = the key's next use
+a-request-that-outlived-its-key-writes-nothing = the key's next use must be paid with its own charge, 201 with amount 999: it got { $got }. The request that outlived the key's first use (it answered { $stalled }) wrote into it. A lease number must never be given twice, not even to a key reaped and used again: `lease = nextval('idempotency_key_leases')`. Run `cargo workbook hint 11`.
+one-payment-per-charge = one payment per charge, ["ch_1", "ch_2"]: the payments' charge ids are { $ids }
+
+## a_key_reaped_between_its_reservation_and_its_read_is_reserved_anew
+the-retry-reading-the-key = the retry, reading the key
+the-retry = the retry
+a-key-reaped-under-a-read-is-reserved-anew = the key was reaped between the retry's reservation and its read of the key's answer, and the retry failed: { $error }. A key the reaper deleted is no key: reserve it anew
+reserved-anew-the-key-replays-the-first-charge = reserved anew, the key sends the provider the same derived key, which replays the first charge: the retry must get the first payment's answer ({ $first }), with one charge and one payment. It got { $got }; the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
+}, and there { $payments ->
+    [1] is 1 payment
+   *[other] are { $payments } payments
+}
+
+## each_provider_answer_is_read_for_what_it_says_about_the_card
+a-provider-answer-read-for-what-it-says = the provider's { $fault } means { $meaning ->
+    [charged] the card was charged: a payment, 201
+    [not-charged-retry] nothing was charged and nothing kept: a 502, and the retry with the same key charges
+    [unknown] the charge is unknown for good: the key is set aside for reconciliation (202), and never sent to the provider again
+   *[other] the provider's final refusal: nothing was charged (402)
+}. The client must get { $expected } (statuses), the provider { $calls ->
+    [1] 1 call
+   *[other] { $calls } calls
+}, the card { $charges ->
+    [1] 1 charge
+   *[other] { $charges } charges
+}, with { $payments ->
+    [1] 1 payment
+   *[other] { $payments } payments
+}; it got { $got }, { $got_calls ->
+    [1] 1 call
+   *[other] { $got_calls } calls
+}, { $got_charges ->
+    [1] 1 charge
+   *[other] { $got_charges } charges
+} and { $got_payments ->
+    [1] 1 payment
+   *[other] { $got_payments } payments
+}. The answers were: { $answers }
+nothing-was-charged-say-so = nothing was charged: say so, and ask for a retry with the same key (`provider_not_charged()`, { $expected }); it answered { $got }
+an-unknown-charge-is-set-aside = the charge is unknown for good: the key must be set aside (`unknown`) and its pending answer ({ $expected }) replayed, never a 402 that tells the client nothing was charged; it got { $got }, and the keys are { $points }
+
+## the_provider_client_returns_the_charge_id_or_why_there_is_none
+the-charges-id-from-the-providers-answer = the provider client must return the charge's id from the provider's answer, ch_1: it returned { $got }
+a-declined-card-is-a-final-refusal = a declined card is the provider's final refusal (`ProviderError::Declined` with status 402): it returned { $got }
+
+## an_answer_marked_idempotent_replayed_false_is_not_a_replay
+replayed-false-is-not-a-replay = the provider's 503 said `Idempotent-Replayed: false`: it is no saved answer, so the first try gets 502 and the retry must charge, one charge in all. It got { $first }, then { $retry }, and the card was charged { $charges ->
+    [1] once
+   *[other] { $charges } times
 }

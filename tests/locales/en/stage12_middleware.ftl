@@ -98,7 +98,7 @@ a-not-done-status-frees-the-key = a route answered { $status } (and said nothing
 any-other-status-is-kept-and-replayed = a route answered { $status } (and said nothing more of its effect). Any answer but 408, 409, 425, 429 and 503 must be kept and replayed: a 2xx or 4xx is the request's outcome, and a 5xx leaves it unknown (the effect may have committed before the failure): a retry that ran the route again could make it twice. The first answer: { $first }; the retry's: { $got }
 a-body-without-an-amount-is-refused-by-the-route = a body without an amount must be refused by the route with 400 (invalid-body). Got: { $got }
 a-refused-body-frees-its-key = the route refused the body before doing anything, and says so (`NothingDone` in its answer's extensions): the layer must keep nothing, so that the corrected request with the same key pays. Got: { $got }
-the-corrected-request-is-the-only-payment = the corrected request is the key's only payment, one row in payments: { $payments ->
+the-corrected-request-is-the-only-payment = the corrected request's payment must be the key's only one, one row in payments: { $payments ->
     [one] there is 1
    *[other] there are { $payments }
 }
@@ -128,7 +128,7 @@ every-connection-of-its-pool-taken = every connection of its pool was taken, pas
 its-pool-closed = its pool was closed
 a-route-without-a-connection-is-answered-500 = the route got no connection ({ $how }): it answers 500, which the layer must send on. Got: { $got }
 a-route-that-got-no-connection-frees-its-key = the route never sent its INSERT ({ $how }): it knows nothing was done and says `NothingDone`, so the layer must free the key, and the retry with the same key pay. Got: { $got }
-the-retrys-is-the-only-payment = the retry's is the only payment, one row in payments: { $payments ->
+the-retrys-is-the-only-payment = the retry's payment must be the only one, one row in payments: { $payments ->
     [one] there is 1
    *[other] there are { $payments }
 }
@@ -252,7 +252,7 @@ a-and-b-both-paid = the lease's cost, kept: A (slower than its lease) and B both
 the-table-lock = the test's table lock
 the-release = the key's release
 a-key-freed-before-the-read-is-reserved-again = the duplicate found the key reserved, then no row at all: the request that held the key released it in between. The key is free: reserve it again (and run the route), rather than answer 409 for a request no longer in flight. Run `cargo workbook hint 12`. Got: { $got }
-the-request-that-reserved-the-key-again-is-its-only-payment = the request that reserved the key again is its only payment, one row in payments: { $payments ->
+the-request-that-reserved-the-key-again-is-its-only-payment = the payment of the request that reserved the key again must be the key's only one, one row in payments: { $payments ->
     [one] there is 1
    *[other] there are { $payments }
 }

@@ -43,13 +43,13 @@ no-route-runs-without-a-reservation = a rota não pode rodar sem uma reserva, e 
 ## A rajada, sem a camada e atrás dela
 
 payments-made-by-now = { $wanted ->
-    [1] 1 pagamento deveria
-   *[other] { $wanted } pagamentos deveriam
-} ter sido feitos até aqui: há { $payments }
+    [1] 1 pagamento deveria ter sido feito
+   *[other] { $wanted } pagamentos deveriam ter sido feitos
+} até aqui: há { $payments }
 without-the-layer-each-request-pays = a rota não tem código de idempotência próprio: sem a camada, cada um dos 20 pedidos paga. { $outcome }
 behind-the-layer-twenty-requests-pay-once = a mesma rota atrás da camada tem de pagar uma vez para 20 pedidos com uma chave. A camada tem de reservar a chave (num comando só dela, confirmado) antes de rodar a rota. Rode `cargo workbook hint 12`. Resultado: { $outcome }
 the-first-request-of-the-burst-pays = o primeiro pedido tem de pagar e ser respondido com 201: as respostas foram { $got }
-every-duplicate-in-flight-is-told-409 = toda duplicata chegou enquanto o primeiro estava em andamento (reservado, ainda sem resposta): cada uma tem de receber 409, tente mais tarde; { $count } de 19 receberam. Resultado: { $outcome }
+every-duplicate-in-flight-is-told-409 = toda duplicata chegou enquanto o primeiro estava em andamento (reservado, ainda sem resposta): cada uma tem de receber 409 (tente mais tarde); { $count } de 19 receberam. Resultado: { $outcome }
 once-answered-a-retry-gets-the-201-replayed = depois que o primeiro pedido é respondido, uma nova tentativa tem de receber o 201 dele, marcado como resposta repetida (`Idempotent-Replayed: true`). O primeiro recebeu { $first }; a nova tentativa, { $got }
 
 ## Uma segunda rota
@@ -95,7 +95,7 @@ a-not-done-status-frees-the-key = uma rota respondeu { $status } (e não disse m
 any-other-status-is-kept-and-replayed = uma rota respondeu { $status } (e não disse mais nada sobre o efeito dela). Qualquer resposta que não seja 408, 409, 425, 429 ou 503 tem de ser guardada e repetida: um 2xx ou 4xx é o resultado do pedido, e um 5xx o deixa incerto (o efeito pode ter sido confirmado antes da falha): uma nova tentativa que rodasse a rota de novo poderia fazê-lo duas vezes. A primeira resposta: { $first }; a da nova tentativa: { $got }
 a-body-without-an-amount-is-refused-by-the-route = um corpo sem valor tem de ser recusado pela rota com 400 (invalid-body). Recebeu: { $got }
 a-refused-body-frees-its-key = a rota recusou o corpo antes de fazer qualquer coisa, e diz isso (`NothingDone` nas extensions da resposta): a camada não pode guardar nada, para que o pedido corrigido com a mesma chave pague. Recebeu: { $got }
-the-corrected-request-is-the-only-payment = o pedido corrigido é o único pagamento da chave, uma linha em payments: { $payments ->
+the-corrected-request-is-the-only-payment = o pagamento do pedido corrigido tem de ser o único da chave, uma linha em payments: { $payments ->
     [1] há 1
    *[other] há { $payments }
 }
@@ -121,11 +121,11 @@ the-price-of-not-knowing = o preço de não saber: nenhum pagamento foi feito aq
     [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }
-every-connection-of-its-pool-taken = todas as conexões do pool dela estavam ocupadas, além do acquire timeout do pool
+every-connection-of-its-pool-taken = todas as conexões do pool dela ficaram ocupadas por mais tempo que o acquire timeout do pool
 its-pool-closed = o pool dela foi fechado
-a-route-without-a-connection-is-answered-500 = a rota não conseguiu conexão ({ $how }): ela responde 500, que a camada tem de repassar. Recebeu: { $got }
+a-route-without-a-connection-is-answered-500 = a rota não conseguiu uma conexão ({ $how }): ela responde 500, que a camada tem de repassar. Recebeu: { $got }
 a-route-that-got-no-connection-frees-its-key = a rota nunca enviou o INSERT dela ({ $how }): ela sabe que nada foi feito e diz `NothingDone`, então a camada tem de liberar a chave, e a nova tentativa com a mesma chave, pagar. Recebeu: { $got }
-the-retrys-is-the-only-payment = o da nova tentativa é o único pagamento, uma linha em payments: { $payments ->
+the-retrys-is-the-only-payment = o pagamento da nova tentativa tem de ser o único, uma linha em payments: { $payments ->
     [1] há 1
    *[other] há { $payments }
 }
@@ -196,7 +196,7 @@ in-the-route-one-payment = um pagamento: a chave e o efeito foram gravados junto
 
 the-answer-to-a-request-whose-route-outlives-its-lease = a resposta da camada a um pedido cuja rota ainda roda no fim do prazo de reserva (a camada tem de parar de esperar pela rota quando `config.lease` acaba)
 the-duplicates-answer = a resposta da duplicata
-a-route-past-its-lease-is-answered-outcome-unknown = a rota não respondeu dentro do prazo de reserva: a camada tem de parar de esperar e responder 500, que o resultado é incerto (outcome-unknown: a rota ainda pode fazer commit). Rode `cargo workbook hint 12`. Recebeu: { $got }
+a-route-past-its-lease-is-answered-outcome-unknown = a rota não respondeu dentro do prazo de reserva: a camada tem de parar de esperar e responder 500 dizendo que o resultado é incerto (outcome-unknown: a rota ainda pode fazer commit). Rode `cargo workbook hint 12`. Recebeu: { $got }
 the-key-keeps-the-outcome-unknown = a chave tem de guardar essa resposta: nenhuma retomada pode rodar a rota uma segunda vez enquanto o primeiro ainda pode pagar, então uma duplicata recebe o mesmo 500, repetido. O primeiro recebeu { $first }; a duplicata, { $got }
 
 ## Quem pode retomar uma reserva morta
@@ -249,7 +249,7 @@ a-and-b-both-paid = o custo do prazo de reserva, mantido: A (mais lento que o pr
 the-table-lock = o bloqueio de tabela do teste
 the-release = a liberação da chave
 a-key-freed-before-the-read-is-reserved-again = a duplicata encontrou a chave reservada, e depois nenhuma linha: o pedido que segurava a chave a liberou nesse meio-tempo. A chave está livre: reserve-a de novo (e rode a rota), em vez de responder 409 para um pedido que não está mais em andamento. Rode `cargo workbook hint 12`. Recebeu: { $got }
-the-request-that-reserved-the-key-again-is-its-only-payment = o pedido que reservou a chave de novo é o único pagamento dela, uma linha em payments: { $payments ->
+the-request-that-reserved-the-key-again-is-its-only-payment = o pagamento do pedido que reservou a chave de novo tem de ser o único da chave, uma linha em payments: { $payments ->
     [1] há 1
    *[other] há { $payments }
 }

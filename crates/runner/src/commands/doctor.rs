@@ -149,6 +149,9 @@ pub fn run(wb: &Workbook) -> Result<bool, Error> {
     if crate::environment::container_is_kept() {
         postgres_provisioning::keep_container();
     }
+    // The harness's own note ("harness: PostgreSQL ...") would be printed over the
+    // spinner, then said again below: doctor says what it found, once.
+    postgres_provisioning::listen(|_| {});
     let backend = postgres_provisioning::backend();
     spinner.finish();
     let backend = match backend {

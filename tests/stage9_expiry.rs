@@ -46,11 +46,14 @@ fn shown(answer: &Answer) -> String {
     replied(&answer.reply(), answer.is_replayed())
 }
 
-/// What `create_payment` returned, as the messages show it: its answer, or its
-/// error's own words.
-fn paid_or_error(result: &Result<stage9::Answer, payment_model::PaymentError>) -> String {
+/// What `create_payment` returned, as the messages show it: its answer (as
+/// `paid` shows it), or its error's own words.
+fn paid_or_error<A>(
+    result: &Result<A, payment_model::PaymentError>,
+    paid: impl Fn(&A) -> String,
+) -> String {
     match result {
-        Ok(answer) => replied(&answer.reply, answer.replayed),
+        Ok(answer) => paid(answer),
         Err(e) => e.to_string(),
     }
 }
@@ -736,7 +739,7 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
         t!(
             MESSAGES,
             "a-failed-payment-fails-the-call",
-            got = paid_or_error(&seen.failed)
+            got = paid_or_error(&seen.failed, |a| replied(&a.reply, a.replayed))
         )
     );
     assert!(
@@ -873,7 +876,7 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
             MESSAGES,
             "every-run-fails-so-create-payment-does",
             sqlstate = sqlstate,
-            got = paid_or_error(&result)
+            got = paid_or_error(&result, |a| replied(&a.reply, a.replayed))
         )
     );
     let ran = harness::refused_payments(&db).await;
@@ -958,7 +961,7 @@ async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
         t!(
             MESSAGES,
             "only-a-lock-timeout-is-a-409",
-            got = paid_or_error(&result)
+            got = paid_or_error(&result, |a| replied(&a.reply, a.replayed))
         )
     );
 }

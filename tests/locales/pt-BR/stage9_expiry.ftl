@@ -44,7 +44,7 @@ nothing-is-left-to-reap = uma segunda passada da rotina de limpeza não acha mai
     [1] 1 lote
    *[other] { $batches } lotes
 }
-one-index-starts-with-created-at = idempotency_keys precisa de um índice que comece por created_at, para que cada lote da rotina de limpeza leia só as chaves mais antigas (CREATE INDEX ... ON idempotency_keys (created_at)): a sua tem { $indexes }. Rode `cargo workbook hint 9`.
+one-index-starts-with-created-at = idempotency_keys precisa de um índice que comece por created_at, para que cada lote da rotina de limpeza leia só as chaves mais antigas (CREATE INDEX ... ON idempotency_keys (created_at)): a sua tabela tem { $indexes }. Rode `cargo workbook hint 9`.
 the-reaper-while-a-request-holds-an-expired-key = a rotina de limpeza, enquanto um pedido segura uma chave expirada,
 the-reaper-skips-a-key-in-flight = a única linha expirada está presa a um pedido em andamento: a rotina de limpeza tem de pulá-la, e apagou { $keys ->
     [0] nenhuma chave

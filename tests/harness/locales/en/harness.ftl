@@ -37,6 +37,15 @@ observed-replaced = replaced
 observed-a-s-answer = A's answer
 observed-own-payment = own payment
 observed-new-payment = new payment
+# Stage 13's (tests/stage13_failover.rs): what a retry got after a failover, and
+# where a COMMIT that waited for the standby was.
+observed-paid = paid
+observed-paid-again-the-same-id = paid again, the same id
+observed-paid-again-another-id = paid again, another id
+observed-still-waiting = still waiting
+observed-committed = committed
+observed-rolled-back = rolled back
+observed-committed-on-the-primary-only = committed on the primary only
 
 ## A test's database (db.rs)
 

@@ -37,6 +37,15 @@ observed-replaced = substituída
 observed-a-s-answer = a resposta de A
 observed-own-payment = pagamento próprio
 observed-new-payment = novo pagamento
+# Os da etapa 13 (tests/stage13_failover.rs): o que uma nova tentativa recebeu
+# depois de um failover, e onde estava um COMMIT que esperou pelo standby.
+observed-paid = pagou
+observed-paid-again-the-same-id = pagou de novo, com o mesmo id
+observed-paid-again-another-id = pagou de novo, com outro id
+observed-still-waiting = ainda esperando
+observed-committed = confirmado (commit)
+observed-rolled-back = desfeito (rollback)
+observed-committed-on-the-primary-only = confirmado (commit) só no primário
 
 ## O banco de um teste (db.rs)
 

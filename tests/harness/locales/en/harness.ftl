@@ -7,6 +7,8 @@
 
 burst-what = { $count } concurrent calls
 bound-exceeded = { $what } did not finish within { $seconds } s: something waits forever (a lock, or a pool with no free connection)
+# The note of stage 13's tests (replication.rs), once per test process.
+each-failover-test-starts-a-pair = harness: each failover test starts { $pair } (the tests crash and promote them, which a DATABASE_URL server or the workbook's one container cannot be)
 reply-status = { $status }
 reply-pool-timed-out = error: pool timed out
 reply-unique-violation = error: unique violation (23505)

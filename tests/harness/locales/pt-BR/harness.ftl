@@ -7,6 +7,8 @@
 
 burst-what = { $count } chamadas simultâneas
 bound-exceeded = { $what } não terminou em { $seconds } s: algo espera para sempre (um bloqueio, ou um pool sem conexão livre)
+# A nota dos testes da etapa 13 (replication.rs), uma vez por processo de teste.
+each-failover-test-starts-a-pair = harness: cada teste de failover inicia { $pair } (os testes derrubam e promovem esses servidores, o que não se pode fazer com um servidor de DATABASE_URL nem com o contêiner único do workbook)
 reply-status = { $status }
 reply-pool-timed-out = erro: o pool estourou o acquire timeout
 reply-unique-violation = erro: violação de unicidade (23505)

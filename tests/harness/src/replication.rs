@@ -27,8 +27,8 @@ pub use postgres_provisioning::{
 };
 
 use crate::db::{Schema, TestDbError};
-use l10n::t;
 use crate::pool::{PoolSize, pool_on};
+use l10n::t;
 
 /// A `postgresql.conf` of the package under test (stage 13's `primary.conf`), and
 /// the file it comes from (named when a line of it cannot be read).

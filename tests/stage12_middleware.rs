@@ -1126,6 +1126,20 @@ async fn an_answer_too_large_to_keep_is_sent_and_its_retries_are_told_it_was_not
     // Even once the lease has passed.
     the_lease_passes(&db).await;
     let after_the_lease = send(layer, payment_request("order-1")).await;
+    let retry_gets = match (retry.status, retry.replayed.as_deref()) {
+        (410, _) => "not-kept",
+        (201, Some("true")) => "replayed",
+        (201, _) => "paid",
+        (409, _) => "409",
+        _ => "other",
+    };
+    harness::observe(
+        "stage12.answer_not_kept",
+        &serde_json::json!({
+            "retry_gets": retry_gets,
+            "payments": db.payment_count().await,
+        }),
+    );
     assert!(
         (first.status, first.replayed.as_deref()) == (201, None),
         "{}",

@@ -7,9 +7,82 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use harness::{
-    Answer, Call, Outcome, PaymentGate, PoolSize, Schema, TestDb, wait_for_lock_waiters, within,
+    Answer, Call, Outcome, PaymentGate, PoolSize, Schema, Shown, TestDb, wait_for_lock_waiters,
+    within,
 };
+use harness::{catalogue, t};
 use payment_model::Reply;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage9_expiry.ftl).
+catalogue!(static MESSAGES = "locales", "stage9_expiry");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
+
+/// A reply as the messages show it: `201 {...}`, and
+/// `(Idempotent-Replayed: true)` when it is a replay.
+fn replied(reply: &Reply, replayed: bool) -> String {
+    if replayed {
+        format!("{} (Idempotent-Replayed: true)", reply.shown())
+    } else {
+        reply.shown()
+    }
+}
+
+/// An HTTP answer as the messages show it.
+fn shown(answer: &Answer) -> String {
+    replied(&answer.reply(), answer.is_replayed())
+}
+
+/// What `create_payment` returned, as the messages show it: its answer (as
+/// `paid` shows it), or its error's own words.
+fn paid_or_error<A>(
+    result: &Result<A, payment_model::PaymentError>,
+    paid: impl Fn(&A) -> String,
+) -> String {
+    match result {
+        Ok(answer) => paid(answer),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Fails the test saying that `what` (a task running the code under test)
+/// panicked, with tokio's words for it.
+fn task_panicked(what: &str, error: &tokio::task::JoinError) -> ! {
+    panic!(
+        "{}",
+        t!(
+            MESSAGES,
+            "a-task-panicked",
+            what = what,
+            error = error.to_string()
+        )
+    )
+}
+
+/// Fails the test saying that the reaper returned an error.
+fn reaper_failed(error: &stage9::ReapError) -> ! {
+    panic!(
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-returned-an-error",
+            error = error.to_string()
+        )
+    )
+}
 
 fn schema() -> Schema {
     Schema::new(stage9::MIGRATION_SOURCE, stage9::MIGRATION)
@@ -69,17 +142,22 @@ async fn a_key_just_inside_the_window_replays() {
     )
     .await;
     let again = post_as_a(addr, "order-1").await;
-    assert_eq!(first.status, 201, "{first:?}");
-    assert_eq!(
-        (again.status, &again.body, again.is_replayed()),
-        (201, &first.body, true),
-        "inside the window, the stored answer is replayed: {again:?}"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        first.status == 201,
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = shown(&first))
     );
+    assert!(
+        (again.status, &again.body, again.is_replayed()) == (201, &first.body, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "inside-the-window-the-stored-answer-is-replayed",
+            first = shown(&first),
+            again = shown(&again)
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 
 #[tokio::test]
@@ -104,30 +182,43 @@ async fn a_key_just_outside_the_window_is_a_new_payment() {
         "stage9.after_expiry",
         &serde_json::json!({ "second": second, "payments": db.payment_count().await }),
     );
-    assert_eq!(
-        (after_expiry.status, after_expiry.is_replayed()),
-        (201, false),
-        "an expired key is a new key, reaped or not: the request is a new payment: {after_expiry:?}"
-    );
-    assert_ne!(
-        after_expiry.body["id"], first.body["id"],
-        "a new payment has a new id"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 2,
-        "2 payments should have been made by now: there are {made}"
+        (after_expiry.status, after_expiry.is_replayed()) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "an-expired-key-is-a-new-payment",
+            first = shown(&first),
+            got = shown(&after_expiry)
+        )
     );
+    assert!(
+        after_expiry.body["id"] != first.body["id"],
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-payment-has-a-new-id",
+            first = shown(&first),
+            got = shown(&after_expiry)
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 2);
     let again = post_as_a(addr, "order-1").await;
-    assert_eq!(
-        (&again.body, again.is_replayed()),
-        (&after_expiry.body, true),
-        "the key now holds the new payment's answer, and replays it"
+    assert!(
+        (&again.body, again.is_replayed()) == (&after_expiry.body, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-now-replays-the-new-payment",
+            paid = shown(&after_expiry),
+            again = shown(&again)
+        )
     );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        1,
-        "the expired row was taken over, not duplicated"
+    let rows = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert!(
+        rows == 1,
+        "{}",
+        t!(MESSAGES, "the-expired-row-is-taken-over", rows = rows)
     );
 }
 // ANCHOR_END: window
@@ -155,29 +246,40 @@ async fn the_reaper_deletes_only_expired_keys_in_bounded_batches() {
 
     let reaped = stage9::reap_expired_keys(&pool, &config())
         .await
-        .expect("the reaper runs");
+        .unwrap_or_else(|e| reaper_failed(&e));
 
     harness::observe(
         "stage9.reaped",
         &serde_json::json!({ "keys": reaped.keys, "batches": reaped.batches }),
     );
-    assert_eq!(
-        (reaped.keys, reaped.batches),
-        (250, 3),
-        "250 expired keys, 100 at most per transaction: 100 + 100 + 50"
+    assert!(
+        (reaped.keys, reaped.batches) == (250, 3),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-deletes-in-bounded-batches",
+            keys = reaped.keys,
+            batches = reaped.batches
+        )
     );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        5,
-        "the 5 keys inside the window stay"
+    let left = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert!(
+        left == 5,
+        "{}",
+        t!(MESSAGES, "the-keys-inside-the-window-stay", left = left)
     );
     let again = stage9::reap_expired_keys(&pool, &config())
         .await
-        .expect("the reaper runs");
-    assert_eq!(
-        (again.keys, again.batches),
-        (0, 1),
-        "nothing is left to reap"
+        .unwrap_or_else(|e| reaper_failed(&e));
+    assert!(
+        (again.keys, again.batches) == (0, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "nothing-is-left-to-reap",
+            keys = again.keys,
+            batches = again.batches
+        )
     );
 }
 
@@ -193,9 +295,12 @@ async fn the_created_at_index_exists_for_the_reaper() {
         .await;
     assert!(
         indexes == 1,
-        "idempotency_keys needs one index that starts with created_at, so that each batch \
-         of the reaper reads only the oldest keys (CREATE INDEX ... ON idempotency_keys \
-         (created_at)): yours has {indexes}"
+        "{}",
+        t!(
+            MESSAGES,
+            "one-index-starts-with-created-at",
+            indexes = indexes
+        )
     );
 }
 // ANCHOR_END: reaper
@@ -218,36 +323,47 @@ async fn the_reaper_passes_over_a_key_in_flight_without_waiting() {
     let reaper_pool = db.pool(PoolSize::of(1));
     let reaped = within(
         Duration::from_secs(5),
-        "the reaper, while a request holds an expired key",
+        &t!(MESSAGES, "the-reaper-while-a-request-holds-an-expired-key"),
         stage9::reap_expired_keys(&reaper_pool, &config()),
     )
     .await
-    .expect("the reaper runs");
-    assert_eq!(
-        reaped.keys, 0,
-        "the only expired row is held by a request in flight: the reaper skips it"
+    .unwrap_or_else(|e| reaper_failed(&e));
+    assert!(
+        reaped.keys == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-skips-a-key-in-flight",
+            keys = reaped.keys
+        )
     );
 
     gate.open().await;
-    let first = within(Duration::from_secs(10), "the held request", first)
+    let held = t!(MESSAGES, "the-held-request");
+    let first = within(Duration::from_secs(10), &held, first)
         .await
-        .expect("the request task ends");
-    assert_eq!(
-        (first.status, first.is_replayed()),
-        (201, false),
-        "{first:?}"
+        .unwrap_or_else(|e| task_panicked(&held, &e));
+    assert!(
+        (first.status, first.is_replayed()) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-take-over-is-a-new-payment",
+            got = shown(&first)
+        )
     );
     let again = post_as_a(addr, "order-1").await;
-    assert_eq!(
-        (&again.body, again.is_replayed()),
-        (&first.body, true),
-        "the key survived the reaper and replays its new answer"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        (&again.body, again.is_replayed()) == (&first.body, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-survived-the-reaper",
+            paid = shown(&first),
+            again = shown(&again)
+        )
     );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: in_flight
 
@@ -259,15 +375,22 @@ const HELD_AT_GATE: &str = "SELECT count(*) FROM pg_locks
 /// Waits (bounded) until the first request is held at the gate, inside its payment;
 /// fails at once if it ended without getting there.
 async fn until_held(db: &TestDb, first: &tokio::task::JoinHandle<Answer>) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let bound = Duration::from_secs(10);
+    let deadline = Instant::now() + bound;
     while db.count(HELD_AT_GATE).await < 1 {
         assert!(
             !first.is_finished(),
-            "the first request ended without reaching its payment (see its panic or answer above)"
+            "{}",
+            t!(MESSAGES, "the-first-request-ended-before-its-payment")
         );
         assert!(
             Instant::now() < deadline,
-            "the first request did not reach its payment within 10 s"
+            "{}",
+            t!(
+                MESSAGES,
+                "the-first-request-did-not-reach-its-payment",
+                seconds = bound.as_secs()
+            )
         );
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -311,12 +434,18 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
         })
     };
     // Two whole runs of the reaper while all 20 requests are in flight.
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let bound = Duration::from_secs(10);
+    let deadline = Instant::now() + bound;
     while runs.load(Ordering::SeqCst) < 2 {
         assert!(
             Instant::now() < deadline,
-            "the reaper did not finish two runs within 10 s while the burst was held: \
-             does it wait for the key in flight?"
+            "{}",
+            t!(
+                MESSAGES,
+                "the-reaper-did-not-run-twice-during-the-burst",
+                seconds = bound.as_secs(),
+                runs = runs.load(Ordering::SeqCst)
+            )
         );
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(2)).await;
@@ -324,38 +453,54 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
     gate.open().await;
 
     let mut results = vec![];
+    let of_the_burst = t!(MESSAGES, "a-request-of-the-burst");
     for task in std::iter::once(first).chain(duplicates) {
-        let answer = within(Duration::from_secs(10), "a request of the burst", task)
+        let answer = within(Duration::from_secs(10), &of_the_burst, task)
             .await
-            .expect("the request task ends");
+            .unwrap_or_else(|e| task_panicked(&of_the_burst, &e));
         results.push(Ok(Reply {
             status: answer.status,
             body: answer.body,
         }));
     }
     stop.store(true, Ordering::SeqCst);
-    let reaped = within(Duration::from_secs(10), "the reaper's last run", reaper)
+    let last_run = t!(MESSAGES, "the-reapers-last-run");
+    let reaped = within(Duration::from_secs(10), &last_run, reaper)
         .await
-        .expect("the reaper task ends")
-        .expect("no reaper run failed");
+        .unwrap_or_else(|e| task_panicked(&last_run, &e))
+        .unwrap_or_else(|e| reaper_failed(&e));
 
     let outcome = Outcome::new(&results, db.payment_count().await);
     outcome.record_with(
         "stage9.reaper_during_burst",
         serde_json::json!({ "reaped": reaped }),
     );
-    assert_eq!(outcome.payments, 1, "{outcome}");
-    assert_eq!(
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(MESSAGES, "the-burst-pays-once", outcome = &said)
+    );
+    assert!(
         (
             outcome.count(harness::ReplyKind::Status(201)),
             outcome.distinct_bodies
-        ),
-        (20, 1),
-        "every request of the burst gets the one payment's 201: {outcome}"
+        ) == (20, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "every-request-of-the-burst-gets-the-201",
+            outcome = &said
+        )
     );
-    assert_eq!(
-        reaped, 2000,
-        "the reaper deleted the 2000 expired keys, and not the one taken over in flight"
+    assert!(
+        reaped == 2000,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-deletes-the-2000-others",
+            reaped = reaped
+        )
     );
 }
 // ANCHOR_END: burst
@@ -372,8 +517,18 @@ async fn the_background_reaper_empties_the_expired_keys() {
             ..config()
         },
     )
-    .expect("the reaper's settings are valid");
-    let deadline = Instant::now() + Duration::from_secs(10);
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "valid-settings-are-refused",
+                error = e.to_string()
+            )
+        )
+    });
+    let bound = Duration::from_secs(10);
+    let deadline = Instant::now() + bound;
     loop {
         let left = db.count("SELECT count(*) FROM idempotency_keys").await;
         if left == 5 {
@@ -381,12 +536,18 @@ async fn the_background_reaper_empties_the_expired_keys() {
         }
         assert!(
             reaper.is_running(),
-            "the background reaper stopped: its task panicked (see the panic above; a todo!() \
-             not yet written?), with {left} keys left (5 expected)"
+            "{}",
+            t!(MESSAGES, "the-background-reaper-stopped", left = left)
         );
         assert!(
             Instant::now() < deadline,
-            "the background reaper left {left} keys after 10 s (5 expected)"
+            "{}",
+            t!(
+                MESSAGES,
+                "the-background-reaper-left-keys",
+                left = left,
+                seconds = bound.as_secs()
+            )
         );
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -411,8 +572,13 @@ async fn the_api_serves_the_route_with_the_background_reaper_beside_it() {
     let serving =
         stage9_api::api_server::start(&stage9_api::api(), listener, db.pool(PoolSize::of(2)));
     let paid = post_as_a(addr, "order-1").await;
-    assert_eq!(paid.status, 201, "the api pays: {paid:?}");
-    let deadline = Instant::now() + Duration::from_secs(10);
+    assert!(
+        paid.status == 201,
+        "{}",
+        t!(MESSAGES, "the-api-pays", got = shown(&paid))
+    );
+    let bound = Duration::from_secs(10);
+    let deadline = Instant::now() + bound;
     loop {
         let left = db
             .count("SELECT count(*) FROM idempotency_keys WHERE key NOT LIKE 'order-%'")
@@ -422,13 +588,18 @@ async fn the_api_serves_the_route_with_the_background_reaper_beside_it() {
         }
         assert!(
             !serving.background_stopped(),
-            "the api's reaper stopped: its task panicked (see the panic above; a todo!() \
-             not yet written?), with {left} old keys left (5 expected)"
+            "{}",
+            t!(MESSAGES, "the-apis-reaper-stopped", left = left)
         );
         assert!(
             Instant::now() < deadline,
-            "10 s after `cargo workbook api --stage 9` started, {left} old keys are left \
-             (5 expected): its server does not run the reaper beside the route"
+            "{}",
+            t!(
+                MESSAGES,
+                "the-api-runs-no-reaper",
+                left = left,
+                seconds = bound.as_secs()
+            )
         );
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -463,7 +634,16 @@ async fn a_key_reaped_between_the_reservation_and_the_read_is_paid_as_a_new_key(
     let pool = db.pool(PoolSize::of(2));
     let first = stage9::create_payment(&pool, a, "order-1", BODY, &config())
         .await
-        .expect("the first request pays");
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-first-request-must-pay",
+                    error = e.to_string()
+                )
+            )
+        });
 
     let mut holder = db.connect().await;
     holder
@@ -487,9 +667,13 @@ async fn a_key_reaped_between_the_reservation_and_the_read_is_paid_as_a_new_key(
     });
     harness::wait_for_table_lock_waiters(&db, 1).await;
     holder.execute("COMMIT").await.expect("COMMIT");
-    let mut reaper = within(Duration::from_secs(10), "the table's lock", table_taken)
-        .await
-        .expect("the stand-in's task ends");
+    let mut reaper = within(
+        Duration::from_secs(10),
+        &t!(MESSAGES, "the-stand-in-for-the-reaper-taking-the-table"),
+        table_taken,
+    )
+    .await
+    .expect("the stand-in's task ends");
     // The repeat's transaction is over (it found the key inside the window); its
     // read of the stored answer now waits behind the stand-in.
     harness::wait_for_table_lock_waiters(&db, 1).await;
@@ -498,31 +682,40 @@ async fn a_key_reaped_between_the_reservation_and_the_read_is_paid_as_a_new_key(
         .await
         .expect("the stand-in reaps the key");
 
-    let repeat = within(Duration::from_secs(10), "the repeat", repeat)
+    let the_repeat = t!(MESSAGES, "the-repeat");
+    let repeat = within(Duration::from_secs(10), &the_repeat, repeat)
         .await
-        .expect("the repeat's task ends");
+        .unwrap_or_else(|e| task_panicked(&the_repeat, &e));
     let repeat = repeat.unwrap_or_else(|e| {
         panic!(
-            "the key was reaped between the repeat's INSERT and its read of the answer: that \
-             attempt committed nothing, so it is run again, and the key, gone, is a new key. \
-             create_payment returned {e}"
+            "{}",
+            t!(
+                MESSAGES,
+                "a-key-reaped-mid-request-is-run-again",
+                error = e.to_string()
+            )
         )
     });
-    assert_eq!(
-        (repeat.reply.status, repeat.replayed),
-        (201, false),
-        "{repeat:?}"
-    );
-    assert_ne!(
-        repeat.reply.payment_id(),
-        first.reply.payment_id(),
-        "a new payment: the key had expired"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 2,
-        "2 payments should have been made by now: there are {made}"
+        (repeat.reply.status, repeat.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reaped-key-is-a-new-payment",
+            got = replied(&repeat.reply, repeat.replayed)
+        )
     );
+    assert!(
+        repeat.reply.payment_id() != first.reply.payment_id(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-payment-has-a-new-id",
+            first = replied(&first.reply, first.replayed),
+            got = replied(&repeat.reply, repeat.replayed)
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 2);
 }
 // ANCHOR_END: reaped_mid_request
 
@@ -542,15 +735,21 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
 
     assert!(
         seen.failed.is_err(),
-        "the payment INSERT fails, so create_payment fails: {:?}",
-        seen.failed
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-payment-fails-the-call",
+            got = paid_or_error(&seen.failed, |a| replied(&a.reply, a.replayed))
+        )
     );
     assert!(
         seen.in_a_transaction() == 0,
-        "create_payment returned its error while its transaction was still open (the \
-         sessions: {:?}): the key stays locked until sqlx sends the queued ROLLBACK. Roll back \
-         before returning the error.",
-        seen.sessions
+        "{}",
+        t!(
+            MESSAGES,
+            "rolled-back-before-the-error-is-returned",
+            sessions = seen.sessions.join(", ")
+        )
     );
 }
 
@@ -568,40 +767,69 @@ async fn the_reaper_refuses_settings_it_cannot_work_with(#[case] settings: stage
     let pool = db.pool(PoolSize::of(1));
     let refused = within(
         Duration::from_secs(5),
-        "the reaper, with settings it cannot work with",
+        &t!(MESSAGES, "the-reaper-with-settings-it-cannot-work-with"),
         stage9::reap_expired_keys(&pool, &settings),
     )
     .await;
-    let expected = settings
-        .validate()
-        .expect_err("these settings are not valid");
+    let Err(expected) = settings.validate() else {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "settings-that-cannot-work-are-refused",
+                settings = format!("{settings:?}")
+            )
+        )
+    };
     assert!(
         matches!(&refused, Err(stage9::ReapError::Config(why)) if *why == expected),
-        "{settings:?}: the reaper should refuse them with {expected:?}, before it deletes \
-         anything; it returned {refused:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-refuses-them-before-deleting",
+            settings = format!("{settings:?}"),
+            expected = format!("{expected:?}"),
+            got = format!("{refused:?}")
+        )
     );
+    let settings_said = format!("{settings:?}");
     assert!(
         matches!(stage9::spawn_reaper(pool, settings), Err(why) if why == expected),
-        "{settings:?}: the background reaper is refused at its start, not at each run"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-background-reaper-is-refused-at-its-start",
+            settings = settings_said
+        )
     );
 }
 
 #[test]
 fn the_default_and_the_smallest_settings_are_valid() {
-    assert_eq!(
-        stage9::Config::default().validate(),
-        Ok(()),
-        "the default settings must be valid"
+    let default = stage9::Config::default().validate();
+    assert!(
+        default == Ok(()),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-default-settings-are-valid",
+            got = format!("{default:?}")
+        )
     );
     let smallest = stage9::Config {
         reap_batch: 1,
         retention: Duration::from_millis(1),
         ..stage9::Config::default()
     };
-    assert_eq!(
-        smallest.validate(),
-        Ok(()),
-        "a batch of 1 key and a retention of 1 ms are slow and short, not wrong"
+    let smallest = smallest.validate();
+    assert!(
+        smallest == Ok(()),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-smallest-settings-are-valid",
+            got = format!("{smallest:?}")
+        )
     );
 }
 // ANCHOR_END: config
@@ -630,7 +858,7 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
 
     let result = within(
         Duration::from_secs(20),
-        "create_payment",
+        &t!(MESSAGES, "create-payment"),
         stage9::create_payment(
             &pool,
             a,
@@ -643,14 +871,25 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
 
     assert!(
         matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
-        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "every-run-fails-so-create-payment-does",
+            sqlstate = sqlstate,
+            got = paid_or_error(&result, |a| replied(&a.reply, a.replayed))
+        )
     );
     let ran = harness::refused_payments(&db).await;
     assert!(
         ran == runs,
-        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (attempts is 3; \
-         only a serialization failure, or a key reaped mid-request, is run again), it ran \
-         {ran} time(s)"
+        "{}",
+        t!(
+            MESSAGES,
+            "only-a-serialization-failure-is-run-again",
+            sqlstate = sqlstate,
+            runs = runs,
+            ran = ran
+        )
     );
 }
 // ANCHOR_END: bounded_retry
@@ -676,20 +915,30 @@ async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_40
         .send()
         .await;
     gate.open().await;
-    let first = within(Duration::from_secs(10), "the first request", first)
+    let the_first = t!(MESSAGES, "the-first-request");
+    let first = within(Duration::from_secs(10), &the_first, first)
         .await
-        .expect("the first request's task ends");
+        .unwrap_or_else(|e| task_panicked(&the_first, &e));
 
-    assert_eq!(
-        duplicate.status, 409,
-        "a duplicate of a request still in flight is told 409 once the key's lock times out \
-         (SQLSTATE 55P03): {duplicate:?}"
+    assert!(
+        duplicate.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-duplicate-in-flight-is-told-409",
+            got = shown(&duplicate)
+        )
     );
-    assert_eq!(
-        first.status, 201,
-        "the first request pays once let go: {first:?}"
+    assert!(
+        first.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-pays-once-let-go",
+            got = shown(&first)
+        )
     );
-    assert_eq!(db.payment_count().await, 1, "one payment");
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: default_settings
 
@@ -708,7 +957,11 @@ async fn a_reservation_that_fails_for_another_reason_is_an_error_not_a_409() {
 
     assert!(
         matches!(&result, Err(e) if e.sqlstate().as_deref() == Some("P0001")),
-        "only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other \
-         error of the reservation is returned as an error, not answered 409: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "only-a-lock-timeout-is-a-409",
+            got = paid_or_error(&result, |a| replied(&a.reply, a.replayed))
+        )
     );
 }

@@ -150,12 +150,18 @@ fn localise_arg(arg: Arg, l: &Localiser, words: &Localiser, prefix: &str, path: 
             .unwrap_or_else(|| vec![name.to_uppercase()]);
         let said: Vec<String> = names
             .iter()
-            .map(|n| {
-                l.try_say(&format!("{prefix}-value-{}", n.to_lowercase()))
-                    .unwrap_or_else(|| n.clone())
-            })
+            .map(|n| l.try_say(&value_id(prefix, n)).unwrap_or_else(|| n.clone()))
             .collect();
         arg = arg.value_names(said);
+        let possible: Vec<_> = arg
+            .get_possible_values()
+            .into_iter()
+            .filter(|v| !v.is_hide_set())
+            .collect();
+        if !possible.is_empty() && !arg.is_hide_possible_values_set() {
+            help = Some(with_possible_values(help, &possible, words));
+            arg = arg.hide_possible_values(true);
+        }
         let defaults: Vec<String> = arg
             .get_default_values()
             .iter()
@@ -176,6 +182,72 @@ fn localise_arg(arg: Arg, l: &Localiser, words: &Localiser, prefix: &str, path: 
         Some(help) => arg.help(help).long_help(None),
         None => arg,
     }
+}
+
+/// The message id of a value's name: `PREFIX-value-` and the name in lowercase,
+/// each run of other characters than letters and digits a dash
+/// (`FORMAT[=FILE]`: `cli-value-format-file`).
+fn value_id(prefix: &str, name: &str) -> String {
+    let mut id = String::new();
+    for c in name.to_lowercase().chars() {
+        if c.is_alphanumeric() {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    format!("{prefix}-value-{}", id.trim_end_matches('-'))
+}
+
+/// `help` and the values the argument takes, said like the rest (clap's own
+/// "[possible values: ...]" and "Possible values:" are English): a list with
+/// each value's help when they have one, else the names on one line.
+fn with_possible_values(
+    help: Option<String>,
+    possible: &[clap::builder::PossibleValue],
+    words: &Localiser,
+) -> String {
+    if possible.iter().all(|v| v.get_help().is_none()) {
+        let names: Vec<&str> = possible.iter().map(|v| v.get_name()).collect();
+        let said = t!(
+            words,
+            "clap-error-possible-values",
+            values = names.join(", ")
+        );
+        return append(help, &said);
+    }
+    let width = possible
+        .iter()
+        .map(|v| v.get_name().chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut lines = vec![t!(words, "clap-possible-values")];
+    for value in possible {
+        let name = value.get_name();
+        let pad = " ".repeat(width - name.chars().count());
+        let help = value
+            .get_help()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        // Each line a message of its own: the value's name labels its help.
+        let line = t!(
+            words,
+            "clap-possible-value",
+            value = format!("{name}:{pad}"),
+            help = help
+        );
+        lines.push(format!("- {line}"));
+    }
+    match help {
+        Some(help) => format!("{help}\n\n{}", lines.join("\n")),
+        None => lines.join("\n"),
+    }
+}
+
+/// `[default: VALUE]`, said in `lang`: for a program that shows a default its own
+/// way (on a line of its own, say).
+pub fn default_note(lang: Lang, value: &str) -> String {
+    t!(CLAP.in_lang(lang), "clap-default", value = value)
 }
 
 fn append(help: Option<String>, more: &str) -> String {
@@ -417,7 +489,7 @@ fn missing_in(
                 .map(|names| names.iter().map(ToString::to_string).collect())
                 .unwrap_or_else(|| vec![name.to_uppercase()]);
             for value in names {
-                let id = format!("{prefix}-value-{}", value.to_lowercase());
+                let id = value_id(prefix, &value);
                 if !l.has(&id) && !out.contains(&id) {
                     out.push(id);
                 }

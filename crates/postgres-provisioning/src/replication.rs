@@ -266,16 +266,13 @@ impl StandbyPair {
             conninfo,
         };
         pair.restore_stream().await?;
-        let from = pair
-            .primary
-            .backend
-            .description
-            .split(", started in")
-            .next();
-        pair.description = format!(
-            "a primary and its standby, {}, streaming {:.2} s after the start",
-            from.unwrap_or_default(),
-            started.elapsed().as_secs_f64()
+        // The primary's own description (where it comes from, how long it took to
+        // start), then how long the pair took to stream.
+        pair.description = l10n::t!(
+            crate::messages::MESSAGES,
+            "described-standby-pair",
+            primary = pair.primary.backend.description.as_str(),
+            seconds = crate::messages::seconds(started.elapsed().as_secs_f64())
         );
         Ok(pair)
     }

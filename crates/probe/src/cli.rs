@@ -49,6 +49,7 @@ pub struct ProbeArgs {
     /// The route that creates, appended to the URL.
     #[arg(long, default_value = defaults::PATH)]
     pub path: String,
+    /// The HTTP method of the route that creates.
     #[arg(long, default_value = defaults::METHOD)]
     pub method: String,
     /// The idempotency key's header.
@@ -172,21 +173,79 @@ fn parse_report(text: &str) -> Result<ReportTarget, String> {
         .iter()
         .find(|(_, n)| *n == name)
         .map(|(f, _)| *f)
-        .ok_or_else(|| {
-            format!(
-                "no report format {name:?}: table, markdown, json or junit, e.g. junit=probe.xml"
-            )
-        })?;
+        .ok_or_else(|| crate::words::no_report_format(name))?;
     let file = match file {
         None | Some("-") => None,
-        Some("") => {
-            return Err(format!(
-                "{text:?} names no file: {name}=FILE, or {name} alone for standard output"
-            ));
-        }
+        Some("") => return Err(crate::words::report_names_no_file(text, name)),
         Some(file) => Some(PathBuf::from(file)),
     };
     Ok(ReportTarget { format, file })
+}
+
+/// `idempotency-probe`'s command said in this run's language, through the
+/// workbook's one mechanism (l10n's `cli`): its about, every argument's help
+/// (`cli-arg-ARG` in the probe's catalogue), value names, headings, usage line
+/// and clap's own words.
+pub fn localise(cmd: clap::Command) -> clap::Command {
+    let words = crate::words::catalogue().current();
+    with_placeholders(l10n::cli::localise(cmd, words, "cli"), words.lang())
+}
+
+/// The arguments of [`ProbeArgs`] in `cmd` given their help and value names in
+/// `lang`, from the probe's catalogue: for a program whose own catalogue says
+/// the rest (`cargo workbook probe`), before l10n's `localise`, which keeps a
+/// help it has no text of its own for; then [`with_placeholders`].
+pub fn said_args(cmd: clap::Command, lang: l10n::Lang) -> clap::Command {
+    let words = crate::words::catalogue().in_lang(lang);
+    cmd.mut_args(|arg| {
+        let mut arg = match words.try_say(&format!("cli-arg-{}", arg.get_id())) {
+            Some(help) => arg.help(help),
+            None => arg,
+        };
+        if let Some(names) = arg.get_value_names() {
+            let names: Vec<String> = names
+                .iter()
+                .map(|name| {
+                    let id = format!("cli-value-{}", slug(name.as_str()));
+                    words.try_say(&id).unwrap_or_else(|| name.to_string())
+                })
+                .collect();
+            arg = arg.value_names(names);
+        }
+        arg
+    })
+}
+
+/// `FORMAT[=FILE]`: `format-file`, as l10n's `cli` names a value's message.
+fn slug(name: &str) -> String {
+    let mut id = String::new();
+    for c in name.to_lowercase().chars() {
+        if c.is_alphanumeric() {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    id.trim_end_matches('-').to_owned()
+}
+
+/// The body's placeholder `{n}` kept as written in `cmd`'s help, said in
+/// `lang` ([`with_placeholder`]: clap would make it a line break), with its
+/// default on a line of its own under `--help`.
+pub fn with_placeholders(cmd: clap::Command, lang: l10n::Lang) -> clap::Command {
+    let words = crate::words::catalogue().in_lang(lang);
+    let placeholder = |arg: clap::Arg, id: &str, default: &str| {
+        let help = words.say(id, &[("placeholder", "{n}".into())]);
+        let default = l10n::cli::default_note(words.lang(), default);
+        arg.help(with_placeholder(&help))
+            .long_help(with_placeholder(&format!("{help}\n{default}")))
+    };
+    cmd.mut_arg("body", |arg| {
+        placeholder(arg, "cli-arg-body", defaults::BODY)
+    })
+    .mut_arg("other_body", |arg| {
+        placeholder(arg, "cli-arg-other_body", defaults::OTHER_BODY)
+    })
 }
 
 /// How a run ends, as its exit code.

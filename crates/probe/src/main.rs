@@ -4,9 +4,11 @@
 //! when the probe could not run (bad flags too: clap's), 3 when only warnings
 //! failed it (--fail-on-warn).
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches, Parser};
 use l10n::Lang;
 use probe::cli::{self, ProbeArgs};
 use probe::words;
@@ -32,14 +34,20 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let Cli { args, lang } = Cli::parse();
-    match Lang::from_environment(lang.as_deref()) {
+    // The language first, before clap parses: `--help` and a mistyped argument
+    // are said in it too.
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    match Lang::from_environment(l10n::cli::lang_flag(&argv).as_deref()) {
         Ok((lang, _)) => lang.set_current(),
         Err(unknown) => {
             eprintln!("{}", words::unknown_lang(&unknown.given, unknown.by));
             return ExitCode::from(cli::Exit::CouldNotRun.code());
         }
     }
+    let Cli { args, .. } = match parse(&argv) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     if args.allow_remote {
         eprintln!("{}", words::warning_line(&words::remote_warning()));
     }
@@ -49,5 +57,84 @@ fn main() -> ExitCode {
             eprintln!("{}", words::error_line(&e.to_string()));
             ExitCode::from(cli::Exit::CouldNotRun.code())
         }
+    }
+}
+
+/// The arguments, parsed by the command said in the run's language
+/// ([`cli::localise`]). `Err` is the exit code when there is nothing to run:
+/// the help or the version shown (0), or clap's error said (2: bad usage).
+fn parse(argv: &[OsString]) -> Result<Cli, ExitCode> {
+    let said = |error: clap::Error| {
+        match error.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = error.print();
+            }
+            _ => eprint!("{}", l10n::cli::error_message(&error, Lang::current())),
+        }
+        ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+    };
+    let matches = cli::localise(Cli::command())
+        .try_get_matches_from(argv)
+        .map_err(said)?;
+    Cli::from_arg_matches(&matches).map_err(said)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_argument_has_its_help_in_both_languages() {
+        for lang in [Lang::English, Lang::BrazilianPortuguese] {
+            let missing = l10n::cli::missing(
+                &Cli::command(),
+                words::catalogue().in_lang(lang),
+                "cli",
+                &[],
+            );
+            assert!(
+                missing.is_empty(),
+                "locales/{}/probe.ftl lacks the help of {missing:?}: add them (cli-arg-ARG, \
+                 cli-value-NAME)",
+                lang.tag()
+            );
+        }
+    }
+
+    /// One text, two places: the doc comments say the English for readers of the
+    /// code, probe.ftl says it on screen. They must not drift apart.
+    #[test]
+    fn the_english_help_on_screen_is_the_doc_comments() {
+        let en = words::catalogue().in_lang(Lang::English);
+        let normal = |text: &str| {
+            text.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .trim_end_matches('.')
+                .to_owned()
+        };
+        let mut differ = Vec::new();
+        let mut compare = |id: String, doc: Option<String>| {
+            if let (Some(doc), Some(said)) = (doc, en.try_say(&id)) {
+                // The body's placeholder is an argument of the catalogue's text.
+                let said = said.replace("{$placeholder}", "{n}");
+                if normal(&doc) != normal(&said) {
+                    differ.push(format!("{id}: the code says {doc:?}, probe.ftl {said:?}"));
+                }
+            }
+        };
+        let cli = Cli::command();
+        compare("cli-about".into(), cli.get_about().map(ToString::to_string));
+        compare(
+            "cli-after-help".into(),
+            cli.get_after_help().map(ToString::to_string),
+        );
+        for arg in cli.get_arguments() {
+            compare(
+                format!("cli-arg-{}", arg.get_id()),
+                arg.get_help().map(ToString::to_string),
+            );
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
     }
 }

@@ -562,6 +562,27 @@ pub fn remote_warning() -> String {
     t!(words(), "remote-warning")
 }
 
+/// The probe's catalogue: its report's words and its command line's
+/// (`cli-*`, [`crate::cli::localise`]).
+pub fn catalogue() -> &'static l10n::Catalogue {
+    &MESSAGES
+}
+
+/// `--report` names no format the probe writes.
+pub fn no_report_format(name: &str) -> String {
+    t!(words(), "report-format-unknown", name = format!("{name:?}"))
+}
+
+/// `--report FORMAT=` with nothing after the `=`.
+pub fn report_names_no_file(text: &str, name: &str) -> String {
+    t!(
+        words(),
+        "report-names-no-file",
+        text = format!("{text:?}"),
+        name = name
+    )
+}
+
 /// `--lang` (or the environment) names a language the probe does not speak.
 pub fn unknown_lang(given: &str, by: &str) -> String {
     t!(words(), "unknown-lang", given = given, by = by)

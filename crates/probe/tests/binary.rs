@@ -369,6 +369,98 @@ async fn help_shows_the_body_placeholder_and_every_check_from_the_table() {
     assert!(longest <= 100, "a line of {longest} columns in 100: {help}");
 }
 
+/// `idempotency-probe --help` with `--lang pt-BR` (the language is chosen before
+/// clap parses): the about, every argument's help, the headings, the usage line,
+/// the checks `--skip` takes and clap's own words are Portuguese, the body's
+/// placeholder as written; and a mistyped flag is an error in Portuguese that
+/// exits 2.
+#[tokio::test]
+async fn help_and_a_mistyped_flag_are_said_in_portuguese_with_lang_pt_br() {
+    let output = run_binary(vec![
+        "--lang".to_owned(),
+        "pt-BR".to_owned(),
+        "--help".to_owned(),
+    ])
+    .await;
+    let help = stdout(&output);
+    assert!(
+        output.status.code() == Some(0),
+        "--help exits 0: it ended with {:?}\n{help}",
+        output.status
+    );
+    for said in [
+        "Verifica a idempotência de qualquer API HTTP por fora",
+        "Uso: idempotency-probe [OPÇÕES] <URL>...",
+        "Argumentos:",
+        "Opções:",
+        "O servidor, por exemplo http://127.0.0.1:8080",
+        "--key-header <NOME>",
+        "O corpo JSON; {n} vira um número novo em cada cenário",
+        r#"[padrão: {"orderId": {n}, "amount": 100}]"#,
+        "--skip <VERIFICAÇÃO>",
+        "Valores possíveis:",
+        "- burst:",
+        "pedidos simultâneos, uma chave: um efeito, uma resposta",
+        "Mostra a ajuda",
+        "Códigos de saída:",
+    ] {
+        assert!(help.contains(said), "the help lacks {said:?}:\n{help}");
+    }
+    for english in [
+        "Usage",
+        "Options",
+        "Arguments",
+        "Print help",
+        "[default",
+        "Possible values",
+        "The server",
+        "Exit codes",
+    ] {
+        assert!(
+            !help.contains(english),
+            "the Portuguese help says {english:?}:\n{help}"
+        );
+    }
+    let longest = help.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest <= 100, "a line of {longest} columns in 100: {help}");
+
+    let output = run_binary(vec![
+        "http://127.0.0.1:9".to_owned(),
+        "--lang=pt-BR".to_owned(),
+        "--burts".to_owned(),
+        "5".to_owned(),
+    ])
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(2),
+        "a mistyped flag exits 2 (bad usage): it ended with {:?}\n{stderr}",
+        output.status
+    );
+    for said in [
+        "erro: argumento inesperado '--burts'",
+        "Uso: idempotency-probe",
+        "tente '--help'",
+    ] {
+        assert!(stderr.contains(said), "the error lacks {said:?}:\n{stderr}");
+    }
+    let output = run_binary(vec![
+        "http://127.0.0.1:9".to_owned(),
+        "--lang=pt-BR".to_owned(),
+        "--report".to_owned(),
+        "yaml".to_owned(),
+    ])
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(2)
+            && stderr
+                .contains("não há formato de relatório \"yaml\": table, markdown, json ou junit"),
+        "an unknown --report is refused in Portuguese, exit 2: {:?}\n{stderr}",
+        output.status
+    );
+}
+
 /// Stage 3's known-wrong server (three commits, no transaction) probed under the
 /// pseudo-locale (`--lang en-XA`, l10n's): every word the probe prints comes
 /// from its catalogue, between the markers, while the JSON and JUnit reports'
@@ -412,6 +504,30 @@ async fn a_wrong_server_probed_under_the_pseudo_locale_says_every_word_from_the_
         unmarked.is_empty(),
         "the probe printed prose that its catalogue does not say (outside [!! !!]):\n{}\n\nThe whole \
          output:\n{printed}",
+        unmarked
+            .iter()
+            .map(|u| format!("  line {}: {:?} in {:?}", u.line, u.words, u.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // `--help` under the pseudo-locale: every word of it from a catalogue, the
+    // probe's or clap's (l10n's cli).
+    let help = run_binary(vec![
+        "--lang".to_owned(),
+        "en-XA".to_owned(),
+        "--help".to_owned(),
+    ])
+    .await;
+    let help = format!(
+        "{}\n{}",
+        stdout(&help),
+        String::from_utf8_lossy(&help.stderr)
+    );
+    let unmarked = l10n::pseudo::unmarked_prose(&help);
+    assert!(
+        unmarked.is_empty(),
+        "--help printed prose that no catalogue says (outside [!! !!]):\n{}\n\nThe whole \
+         help:\n{help}",
         unmarked
             .iter()
             .map(|u| format!("  line {}: {:?} in {:?}", u.line, u.words, u.text))

@@ -247,12 +247,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command said by `l`: `cli-*` in runner.ftl, and `probe`'s arguments from
+/// the probe's catalogue, as `idempotency-probe --help` says them.
+fn command(l: &Localiser) -> clap::Command {
+    let command =
+        Cli::command().mut_subcommand("probe", |probe| probe::cli::said_args(probe, l.lang()));
+    l10n::cli::localise(command, l, "cli").mut_subcommand("probe", |probe| {
+        probe::cli::with_placeholders(probe, l.lang())
+    })
+}
+
 /// The arguments, parsed by the command said in the learner's language: its
 /// help, usage and errors (`cli-*` in runner.ftl, clap's words in the l10n
 /// crate's). `Err` is the exit code when there is nothing to run (help shown, an
 /// error said).
 fn parse(args: &[OsString], l: &Localiser) -> Result<Cli, ExitCode> {
-    let mut command = l10n::cli::localise(Cli::command(), l, "cli");
+    let mut command = command(l);
     let said = |error: clap::Error| {
         match error.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
@@ -446,5 +456,33 @@ mod tests {
         }
         let error = parse(&["workbook", "stage", "two"].map(OsString::from), &l);
         assert!(error.is_err(), "`stage two` was accepted");
+    }
+
+    /// `cargo workbook probe --help`: the probe's arguments said from its own
+    /// catalogue, in the language the runner speaks (it sets it before parsing).
+    #[test]
+    fn the_probes_arguments_are_portuguese_when_asked_in_portuguese() {
+        let mut command = command(&messages::localiser(Lang::BrazilianPortuguese));
+        command.build();
+        let help = command
+            .find_subcommand_mut("probe")
+            .expect("the probe command")
+            .render_long_help()
+            .to_string();
+        for said in [
+            "O servidor, por exemplo http://127.0.0.1:8080",
+            "--key-header <NOME>",
+            "O corpo JSON; {n} vira um número novo em cada cenário",
+            "Valores possíveis:",
+            "Opções:",
+        ] {
+            assert!(help.contains(said), "the help lacks {said:?}:\n{help}");
+        }
+        for english in ["The server", "[default", "Possible values", "Options:"] {
+            assert!(
+                !help.contains(english),
+                "the probe's help says {english:?}:\n{help}"
+            );
+        }
     }
 }

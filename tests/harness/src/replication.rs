@@ -28,6 +28,7 @@ pub use postgres_provisioning::{
 
 use crate::db::{Schema, TestDbError};
 use crate::pool::{PoolSize, pool_on};
+use l10n::t;
 
 /// A `postgresql.conf` of the package under test (stage 13's `primary.conf`), and
 /// the file it comes from (named when a line of it cannot be read).
@@ -307,10 +308,10 @@ fn ok<T>(done: Result<T, postgres_provisioning::ReplicationError>) -> T {
 fn announce(servers: &StandbyPair) {
     static SAID: Once = Once::new();
     SAID.call_once(|| {
-        let text = format!(
-            "harness: each failover test starts {} (the tests crash and promote them, which a \
-             DATABASE_URL server or the workbook's one container cannot be)",
-            servers.description
+        let text = t!(
+            crate::messages::MESSAGES,
+            "each-failover-test-starts-a-pair",
+            pair = servers.description.as_str()
         );
         // Outside libtest's capture, as the harness's other notes.
         let _ = writeln!(std::io::stderr(), "{text}");

@@ -16,6 +16,9 @@ clap-help-command = Print this message or the help of the given command
 clap-help-command-which = The command whose help to print
 clap-default = [default: { $value }]
 clap-env = [env: { $variable }]
+# The values an argument takes, each with its help, under --help.
+clap-possible-values = Possible values:
+clap-possible-value = { $value } { $help }
 
 clap-error = error:
 clap-error-value-required = a value is required for '{ $arg }' but none was supplied

@@ -16,6 +16,9 @@ clap-help-command = Mostra esta mensagem ou a ajuda de um comando
 clap-help-command-which = O comando cuja ajuda mostrar
 clap-default = [padrão: { $value }]
 clap-env = [variável: { $variable }]
+# The values an argument takes, each with its help, under --help.
+clap-possible-values = Valores possíveis:
+clap-possible-value = { $value } { $help }
 
 clap-error = erro:
 clap-error-value-required = '{ $arg }' precisa de um valor, e nenhum foi dado

@@ -22,6 +22,9 @@ described-url = PostgreSQL from DATABASE_URL={ $url } (connected in { $seconds }
 described-handed-over = a server handed over by the runner
 described-local = { $version } from local binaries in { $bindir } (found by { $found_by }), in { $dir } ({ $why }), started in { $seconds } s
 described-local-as-root = { $version } from local binaries in { $bindir } (found by { $found_by }), run as user { $user } because we are root, in { $dir } ({ $why }), started in { $seconds } s
+# A primary and its streaming standby (replication.rs): the primary's line above, then
+# how long the pair took to stream.
+described-standby-pair = a primary and its standby, { $primary }, streaming { $seconds } s after the start
 described-container = { $image } in { $how } container { $name } on { $host }:{ $port } ({ $engine }), ready in { $seconds } s
 container-how-throwaway = a throwaway
 container-how-kept = the kept

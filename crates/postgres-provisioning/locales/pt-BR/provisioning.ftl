@@ -22,6 +22,9 @@ described-url = PostgreSQL de DATABASE_URL={ $url } (conectado em { $seconds } s
 described-handed-over = um servidor entregue pelo runner
 described-local = { $version } dos binários locais em { $bindir } (encontrados por { $found_by }), em { $dir } ({ $why }), iniciado em { $seconds } s
 described-local-as-root = { $version } dos binários locais em { $bindir } (encontrados por { $found_by }), rodando como o usuário { $user } porque somos root, em { $dir } ({ $why }), iniciado em { $seconds } s
+# Um primário e o standby dele (replication.rs): a linha do primário acima, e
+# quanto tempo o par levou para o streaming começar.
+described-standby-pair = um primário e o standby dele, { $primary }, com o streaming { $seconds } s depois do início
 described-container = { $image } { $how } { $name } em { $host }:{ $port } ({ $engine }), pronto em { $seconds } s
 container-how-throwaway = num contêiner descartável
 container-how-kept = no contêiner mantido

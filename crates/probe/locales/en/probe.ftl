@@ -152,3 +152,46 @@ error-line = error: probe: { $error }
 warning-line = warning: { $warning }
 remote-warning = --allow-remote: the probe sends real requests, which create real resources
 unknown-lang = error: { $given } is not a language of the probe (given by { $by }): use en or pt-BR
+report-format-unknown = no report format { $name }: table, markdown, json or junit, e.g. junit=probe.xml
+report-names-no-file = { $text } names no file: { $name }=FILE, or { $name } alone for standard output
+
+## idempotency-probe --help (src/main.rs's and src/cli.rs's arguments, by id:
+## cli-arg-ARG; cli-value-NAME for a value's name; l10n's cli says clap's own
+## words). The English is the doc comments', word for word.
+cli-about = Check any HTTP API's idempotency from the outside: a burst with one key, replays, changed bodies, bad keys and bodies, lost answers, hangs.
+cli-after-help = Exit codes: 0 no check failed (warnings too, unless --fail-on-warn); 1 a check failed; 2 the probe could not run; 3 only warnings, with --fail-on-warn.
+cli-arg-urls = The server, e.g. http://127.0.0.1:8080 (plain HTTP; this machine only unless --allow-remote). Several URLs: instances of one API over one database; every burst is spread across them
+cli-arg-path = The route that creates, appended to the URL
+cli-arg-method = The HTTP method of the route that creates
+cli-arg-key_header = The idempotency key's header
+cli-arg-body = The JSON body; { $placeholder } becomes a fresh number in each scenario
+cli-arg-other_body = Another body for the same { $placeholder }: what "same key, another body" sends
+cli-arg-id_pointer = JSON pointer to the created resource's id in a 2xx answer
+cli-arg-headers = An extra header for every request, e.g. -H 'Authorization: Bearer t' (repeatable)
+cli-arg-burst = Requests in the burst, all with one key
+cli-arg-hang = The hang check's bursts, in order
+cli-arg-timeout_ms = The bound of every request, in milliseconds
+cli-arg-database_url = Where to count the effects (PostgreSQL URL); with --count-sql
+cli-arg-count_sql = A query returning how many effects exist, e.g. "select count(*) from payments"
+cli-arg-skip = A check not to run (repeatable)
+cli-arg-allow_remote = Probe a server that is not on this machine (it sends real requests)
+cli-arg-reports = A report to write: table, markdown, json or junit, to a file after = (e.g. --report junit=probe.xml) or to standard output (repeatable; the table goes to standard output unless another report does)
+cli-arg-fail_on_warn = A warning fails the run too: exit code 3 when no check failed but one warned, and warnings are failures in the JUnit report
+cli-arg-json = Print the report as JSON (for CI): --report json
+cli-arg-markdown = Print the report as a Markdown table: --report markdown
+cli-arg-verbose = Show the evidence of every check, not only of those that failed or warned
+cli-arg-lang = The language of the report's words: en or pt-BR [default: WORKBOOK_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG), then en]. The JSON and JUnit reports' identifiers (check ids, verdict codes, message keys) are the same in every language
+cli-value-url = URL
+cli-value-path = PATH
+cli-value-method = METHOD
+cli-value-name = NAME
+cli-value-template = TEMPLATE
+cli-value-pointer = POINTER
+cli-value-name-value = 'NAME: VALUE'
+cli-value-n = N
+cli-value-n-n = N,N
+cli-value-ms = MS
+cli-value-sql = SQL
+cli-value-check = CHECK
+cli-value-format-file = FORMAT[=FILE]
+cli-value-lang = LANG

@@ -153,3 +153,46 @@ error-line = erro: probe: { $error }
 warning-line = aviso: { $warning }
 remote-warning = --allow-remote: o probe manda pedidos reais, que criam recursos reais
 unknown-lang = erro: { $given } não é um idioma do probe (dado por { $by }): use en ou pt-BR
+report-format-unknown = não há formato de relatório { $name }: table, markdown, json ou junit, por exemplo junit=probe.xml
+report-names-no-file = { $text } não dá nome de arquivo: { $name }=ARQUIVO, ou só { $name } para a saída padrão
+
+## idempotency-probe --help (os argumentos de src/main.rs e src/cli.rs, por id:
+## cli-arg-ARG; cli-value-NOME para o nome de um valor; o cli do l10n diz as
+## palavras do próprio clap).
+cli-about = Verifica a idempotência de qualquer API HTTP por fora: uma rajada com uma chave, respostas repetidas, corpos alterados, chaves e corpos inválidos, respostas perdidas, travamentos.
+cli-after-help = Códigos de saída: 0 nenhuma verificação falhou (alertas também não, a menos que --fail-on-warn); 1 uma verificação falhou; 2 o probe não conseguiu rodar; 3 só alertas, com --fail-on-warn.
+cli-arg-urls = O servidor, por exemplo http://127.0.0.1:8080 (HTTP simples; só esta máquina, a menos que --allow-remote). Várias URLs: instâncias de uma API sobre um banco; cada rajada é distribuída entre elas
+cli-arg-path = A rota que cria, acrescentada à URL
+cli-arg-method = O método HTTP da rota que cria
+cli-arg-key_header = O cabeçalho da chave de idempotência
+cli-arg-body = O corpo JSON; { $placeholder } vira um número novo em cada cenário
+cli-arg-other_body = Outro corpo para o mesmo { $placeholder }: o que "mesma chave, outro corpo" manda
+cli-arg-id_pointer = Ponteiro JSON para o id do recurso criado numa resposta 2xx
+cli-arg-headers = Um cabeçalho a mais em todo pedido, por exemplo -H 'Authorization: Bearer t' (pode repetir)
+cli-arg-burst = Pedidos na rajada, todos com uma chave
+cli-arg-hang = As rajadas da verificação de travamento, em ordem
+cli-arg-timeout_ms = O limite de cada pedido, em milissegundos
+cli-arg-database_url = Onde contar os efeitos (URL do PostgreSQL); com --count-sql
+cli-arg-count_sql = Uma consulta que devolve quantos efeitos existem, por exemplo "select count(*) from payments"
+cli-arg-skip = Uma verificação a não rodar (pode repetir)
+cli-arg-allow_remote = Verifica um servidor que não está nesta máquina (o probe manda pedidos reais)
+cli-arg-reports = Um relatório a escrever: table, markdown, json ou junit, num arquivo depois do = (por exemplo --report junit=probe.xml) ou na saída padrão (pode repetir; a tabela vai para a saída padrão, a menos que outro relatório vá)
+cli-arg-fail_on_warn = Um alerta também reprova a execução: código de saída 3 quando nenhuma verificação falhou mas uma deu alerta, e alertas são falhas no relatório JUnit
+cli-arg-json = Imprime o relatório em JSON (para CI): --report json
+cli-arg-markdown = Imprime o relatório como tabela Markdown: --report markdown
+cli-arg-verbose = Mostra a evidência de toda verificação, não só das que falharam ou deram alerta
+cli-arg-lang = O idioma das palavras do relatório: en ou pt-BR [padrão: WORKBOOK_LANG, depois a localidade (LC_ALL, LC_MESSAGES, LANG), depois en]. Os identificadores dos relatórios JSON e JUnit (ids das verificações, códigos de veredito, chaves das mensagens) são os mesmos em todo idioma
+cli-value-url = URL
+cli-value-path = CAMINHO
+cli-value-method = MÉTODO
+cli-value-name = NOME
+cli-value-template = MODELO
+cli-value-pointer = PONTEIRO
+cli-value-name-value = 'NOME: VALOR'
+cli-value-n = N
+cli-value-n-n = N,N
+cli-value-ms = MS
+cli-value-sql = SQL
+cli-value-check = VERIFICAÇÃO
+cli-value-format-file = FORMATO[=ARQUIVO]
+cli-value-lang = IDIOMA

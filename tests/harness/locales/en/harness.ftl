@@ -7,6 +7,8 @@
 
 burst-what = { $count } concurrent calls
 bound-exceeded = { $what } did not finish within { $seconds } s: something waits forever (a lock, or a pool with no free connection)
+# The note of stage 13's tests (replication.rs), once per test process.
+each-failover-test-starts-a-pair = harness: each failover test starts { $pair } (the tests crash and promote them, which a DATABASE_URL server or the workbook's one container cannot be)
 reply-status = { $status }
 reply-pool-timed-out = error: pool timed out
 reply-unique-violation = error: unique violation (23505)
@@ -37,6 +39,15 @@ observed-replaced = replaced
 observed-a-s-answer = A's answer
 observed-own-payment = own payment
 observed-new-payment = new payment
+# Stage 13's (tests/stage13_failover.rs): what a retry got after a failover, and
+# where a COMMIT that waited for the standby was.
+observed-paid = paid
+observed-paid-again-the-same-id = paid again, the same id
+observed-paid-again-another-id = paid again, another id
+observed-still-waiting = still waiting
+observed-committed = committed
+observed-rolled-back = rolled back
+observed-committed-on-the-primary-only = committed on the primary only
 
 ## A test's database (db.rs)
 

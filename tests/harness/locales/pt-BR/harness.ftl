@@ -7,6 +7,8 @@
 
 burst-what = { $count } chamadas simultâneas
 bound-exceeded = { $what } não terminou em { $seconds } s: algo espera para sempre (um bloqueio, ou um pool sem conexão livre)
+# A nota dos testes da etapa 13 (replication.rs), uma vez por processo de teste.
+each-failover-test-starts-a-pair = harness: cada teste de failover inicia { $pair } (os testes derrubam e promovem esses servidores, o que não se pode fazer com um servidor de DATABASE_URL nem com o contêiner único do workbook)
 reply-status = { $status }
 reply-pool-timed-out = erro: o pool estourou o acquire timeout
 reply-unique-violation = erro: violação de unicidade (23505)
@@ -37,6 +39,15 @@ observed-replaced = substituída
 observed-a-s-answer = a resposta de A
 observed-own-payment = pagamento próprio
 observed-new-payment = novo pagamento
+# Os da etapa 13 (tests/stage13_failover.rs): o que uma nova tentativa recebeu
+# depois de um failover, e onde estava um COMMIT que esperou pelo standby.
+observed-paid = pagou
+observed-paid-again-the-same-id = pagou de novo, com o mesmo id
+observed-paid-again-another-id = pagou de novo, com outro id
+observed-still-waiting = ainda esperando
+observed-committed = confirmado (commit)
+observed-rolled-back = desfeito (rollback)
+observed-committed-on-the-primary-only = confirmado (commit) só no primário
 
 ## O banco de um teste (db.rs)
 

@@ -556,7 +556,7 @@ async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
             t!(
                 MESSAGES,
                 "no-answer-after-the-body-stopped",
-                seconds = seconds(bound),
+                seconds = bound.as_secs(),
                 closed = stalled.closed.to_string(),
                 timeout = "stage6::BODY_READ_TIMEOUT"
             )

@@ -568,7 +568,7 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
             MESSAGES,
             "a-409-is-retried-with-the-same-key",
             got = reply.shown(),
-            first = first.shown()
+            first = first.reply().shown()
         )
     );
     assert!(

@@ -101,26 +101,6 @@ impl Answer {
     }
 }
 
-/// An answer as the tests' messages show it: status, content type, body, and the
-/// headers the stages set, when present:
-/// `201 application/json {"amount":100,...} (Idempotent-Replayed: true)`.
-impl crate::Shown for Answer {
-    fn shown(&self) -> String {
-        let mut text = format!("{} {} {}", self.status, self.content_type, self.body);
-        for (name, value) in [
-            ("Idempotent-Replayed", &self.replayed),
-            ("WWW-Authenticate", &self.challenge),
-            ("Location", &self.location),
-            ("Retry-After", &self.retry_after),
-        ] {
-            if let Some(value) = value {
-                text.push_str(&format!(" ({name}: {value})"));
-            }
-        }
-        text
-    }
-}
-
 fn no_free_port(e: &std::io::Error) -> ! {
     panic!(
         "{}",

@@ -17,6 +17,7 @@ use harness::{
     fire_concurrently, fire_while_first_is_held, wait_for_lock_waiters,
     wait_for_table_lock_waiters, within,
 };
+use harness::{catalogue, t};
 use payment_model::Reply;
 use rstest::rstest;
 use serde_json::Value;
@@ -24,6 +25,10 @@ use sqlx::{Connection, Executor};
 use stage12::{Config, CrashPoint, Router};
 use tokio::task::JoinHandle;
 use tower::ServiceExt;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage12_middleware.ftl).
+catalogue!(static MESSAGES = "locales", "stage12_middleware");
 
 /// The stage's tables, from the package under test.
 fn schema() -> Schema {
@@ -41,6 +46,20 @@ const REQUESTS: usize = 20;
 
 /// How long a request may take to reach the crash point.
 const CRASH_BOUND: Duration = Duration::from_secs(10);
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
 
 /// A fresh database with the two clients.
 async fn database() -> TestDb {
@@ -157,7 +176,8 @@ async fn stopped_after_its_route(
     request: Request,
 ) -> JoinHandle<Answer> {
     let mut request = tokio::spawn(send(router, request));
-    let stopped = within(CRASH_BOUND, "the request to reach the crash point", async {
+    let reaching = t!(MESSAGES, "the-request-on-its-way-to-the-crash-point");
+    let stopped = within(CRASH_BOUND, &reaching, async {
         tokio::select! {
             () = pause.reached() => true,
             _ = &mut request => false,
@@ -166,8 +186,11 @@ async fn stopped_after_its_route(
     .await;
     assert!(
         stopped,
-        "the request ended without stopping at `config.after_route`: call its `pass()` \
-         after the route returns and before the answer is stored or the key released"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-request-ended-without-stopping-at-the-crash-point"
+        )
     );
     request
 }
@@ -187,6 +210,23 @@ async fn send(router: Router, request: Request) -> Answer {
         |name| Some(head.headers.get(name)?.to_str().ok()?.to_owned()),
         &text,
     )
+}
+
+/// The answer of `request` (its name in the messages), sent in a task of its
+/// own: a panic in the layer (a `todo!()` not yet written) fails the test saying
+/// whose request it ended.
+fn answer_of(request: &str, joined: Result<Answer, tokio::task::JoinError>) -> Answer {
+    joined.unwrap_or_else(|error| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-request-ended-without-an-answer",
+                request = request,
+                error = error.to_string()
+            )
+        )
+    })
 }
 
 /// What a retry got, in the words of the predictions' answer keys: `409`, `paid`
@@ -224,12 +264,20 @@ async fn the_api_command_shows_the_table_the_layer_keeps_its_keys_in() {
     .fetch_one(&mut conn)
     .await
     .expect("the table the api shows exists");
-    assert_eq!(paid.status, 201, "the api pays: {paid:?}");
-    assert_eq!(
-        keys, 1,
-        "`cargo workbook api --stage 12` prints `psql ... -c 'table {}'` to show the keys: \
-         the layer's key must be there",
-        api.keys_table
+    assert!(
+        paid.status == 201,
+        "{}",
+        t!(MESSAGES, "the-api-pays", got = format!("{paid:?}"))
+    );
+    assert!(
+        keys == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-api-shows-the-layers-keys",
+            table = api.keys_table,
+            keys = keys
+        )
     );
 }
 
@@ -248,25 +296,47 @@ async fn a_request_without_a_client_or_a_valid_key_is_refused_before_the_route_r
     let db = database().await;
     let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
     let answer = post(addr, "/payments", authorization, key, BODY).await;
-    assert_eq!(
-        (answer.status, answer.content_type.as_str()),
-        (status, "application/problem+json"),
-        "the layer refuses the request with a problem, before the route can pay: {answer:?}"
+    let got = format!("{answer:?}");
+    assert!(
+        (answer.status, answer.content_type.as_str()) == (status, "application/problem+json"),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-layer-refuses-with-a-problem",
+            status = status,
+            got = &got
+        )
     );
-    assert_eq!(
-        answer.body["type"],
-        format!("{}{problem_type}", payment_model::PROBLEM_BASE),
-        "{answer:?}"
+    let expected_type = format!("{}{problem_type}", payment_model::PROBLEM_BASE);
+    assert!(
+        answer.body["type"] == expected_type,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-problem-says-why",
+            expected = &expected_type,
+            got = &got
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        0,
-        "the route did not run: a route behind the layer never pays without a key"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-route-never-pays-without-a-key",
+            payments = payments
+        )
     );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotent_requests").await,
-        0,
-        "nothing was reserved"
+    let reserved = db.count("SELECT count(*) FROM idempotent_requests").await;
+    assert!(
+        reserved == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refused-request-reserves-nothing",
+            keys = reserved
+        )
     );
 }
 
@@ -279,21 +349,39 @@ async fn a_body_larger_than_the_layer_reads_is_refused_with_413_and_reserves_not
     };
     let layer = stage12::router_with(db.pool(PoolSize::of(5)), config);
     let answer = send(layer, payment_request("order-1")).await;
-    assert_eq!(
-        (answer.status, &answer.body["type"]),
-        (
-            413,
-            &Value::from(format!("{}body-too-large", payment_model::PROBLEM_BASE))
-        ),
-        "the body ({} bytes) is larger than `max_body_bytes` (16): the layer cannot \
-         fingerprint it, and refuses it with a problem. Got: {answer:?}",
-        BODY.len()
+    assert!(
+        (answer.status, &answer.body["type"])
+            == (
+                413,
+                &Value::from(format!("{}body-too-large", payment_model::PROBLEM_BASE))
+            ),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-body-too-large-is-refused-with-413",
+            bytes = BODY.len(),
+            got = format!("{answer:?}")
+        )
     );
-    assert_eq!(db.payment_count().await, 0, "the route did not run");
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotent_requests").await,
-        0,
-        "nothing was reserved"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refused-request-pays-nothing",
+            payments = payments
+        )
+    );
+    let reserved = db.count("SELECT count(*) FROM idempotent_requests").await;
+    assert!(
+        reserved == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refused-request-reserves-nothing",
+            keys = reserved
+        )
     );
 }
 
@@ -308,13 +396,25 @@ async fn a_key_that_cannot_be_reserved_is_a_500_and_the_route_does_not_run() {
         payment_request("order-1"),
     )
     .await;
-    assert_eq!(
-        (answer.status, answer.content_type.as_str()),
-        (500, "application/problem+json"),
-        "the layer could not reserve the key: it answers 500 with a problem, and never \
-         runs the route without a reservation. Got: {answer:?}"
+    assert!(
+        (answer.status, answer.content_type.as_str()) == (500, "application/problem+json"),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-key-that-cannot-be-reserved-is-a-500",
+            got = format!("{answer:?}")
+        )
     );
-    assert_eq!(db.payment_count().await, 0, "the route did not run");
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "no-route-runs-without-a-reservation",
+            payments = payments
+        )
+    );
 }
 // ANCHOR_END: refusals
 
@@ -339,9 +439,14 @@ async fn without_the_layer_twenty_requests_with_one_key_make_twenty_payments() {
     let (_, outcome) = held_burst(&db, stage12::bare_router(db.pool(PoolSize::of(20)))).await;
     outcome.record("stage12.bare_burst");
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 20,
-        "the route has no idempotency code: each request pays. {outcome}"
+    assert!(
+        outcome.payments == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "without-the-layer-each-request-pays",
+            outcome = outcome.to_string()
+        )
     );
 }
 // ANCHOR_END: bare_route
@@ -354,21 +459,35 @@ async fn twenty_requests_with_one_key_make_one_payment_through_the_layer() {
     let (answers, outcome) = held_burst(&db, stage12::router(pool.clone())).await;
     outcome.record("stage12.burst");
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 1,
-        "the same route behind the layer pays once for 20 requests with one key. The \
-         layer must reserve the key (a statement of its own, committed) before it runs \
-         the route. Got: {outcome}"
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "behind-the-layer-twenty-requests-pay-once",
+            outcome = &said
+        )
     );
-    assert_eq!(
-        answers[0].status, 201,
-        "the first request pays: {answers:?}"
+    assert!(
+        answers[0].status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-of-the-burst-pays",
+            got = format!("{answers:?}")
+        )
     );
-    assert_eq!(
-        outcome.count(ReplyKind::Status(409)),
-        REQUESTS - 1,
-        "every duplicate arrived while the first was in flight (reserved, not yet \
-         answered): each is told 409, retry later. Got: {outcome}"
+    let told_409 = outcome.count(ReplyKind::Status(409));
+    assert!(
+        told_409 == REQUESTS - 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "every-duplicate-in-flight-is-told-409",
+            count = told_409,
+            outcome = &said
+        )
     );
 
     let retry = post(
@@ -379,16 +498,18 @@ async fn twenty_requests_with_one_key_make_one_payment_through_the_layer() {
         BODY,
     )
     .await;
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (201, &answers[0].body, Some("true")),
-        "once the first is answered, a retry gets its 201, marked as a replay: {retry:?}"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        (retry.status, &retry.body, retry.replayed.as_deref())
+            == (201, &answers[0].body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "once-answered-a-retry-gets-the-201-replayed",
+            first = format!("{:?}", answers[0]),
+            got = format!("{retry:?}")
+        )
     );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: burst
 
@@ -412,18 +533,31 @@ async fn a_second_route_gets_idempotency_with_one_line() {
     .await;
 
     let refunds = db.count("SELECT count(*) FROM refunds").await;
-    assert_eq!(
-        refunds, 1,
-        "20 POST /refunds with one key make one refund: {answers:?}"
+    let got = format!("{answers:?}");
+    assert!(
+        refunds == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "twenty-refunds-with-one-key-make-one",
+            refunds = refunds,
+            got = &got
+        )
     );
     let created: Vec<&Answer> = answers.iter().filter(|a| a.status == 201).collect();
     assert!(
         !created.is_empty() && created.iter().all(|a| a.body == created[0].body),
-        "every 201 is the one refund's answer: {answers:?}"
+        "{}",
+        t!(MESSAGES, "every-201-is-the-one-refunds-answer", got = &got)
     );
     assert!(
         answers.iter().all(|a| a.status == 201 || a.status == 409),
-        "a duplicate gets the 201, or 409 while the first is in flight: {answers:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-duplicate-refund-gets-the-201-or-409",
+            got = &got
+        )
     );
 }
 // ANCHOR_END: second_route
@@ -435,28 +569,48 @@ async fn a_repeat_replays_the_status_the_location_and_the_body_and_says_so() {
     let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
     let first = post(addr, "/payments", A, Some("order-1"), BODY).await;
     let again = post(addr, "/payments", A, Some("order-1"), BODY).await;
-    assert_eq!(first.status, 201, "{first:?}");
-    assert_eq!(
-        first.replayed, None,
-        "the first answer is no replay: {first:?}"
+    let first_got = format!("{first:?}");
+    assert!(
+        first.status == 201,
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = &first_got)
     );
-    assert!(first.location.is_some(), "the route says where: {first:?}");
-    assert_eq!(
+    assert!(
+        first.replayed.is_none(),
+        "{}",
+        t!(MESSAGES, "the-first-answer-is-no-replay", got = &first_got)
+    );
+    assert!(
+        first.location.is_some(),
+        "{}",
+        t!(MESSAGES, "the-route-says-where", got = &first_got)
+    );
+    assert!(
         (
             again.status,
             &again.body,
             &again.location,
             &again.content_type
-        ),
-        (201, &first.body, &first.location, &first.content_type),
-        "the repeat gets the first answer again: status, body and the headers worth replaying, stored by the layer after the route answered; not a new payment"
+        ) == (201, &first.body, &first.location, &first.content_type),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-repeat-gets-the-first-answer-again",
+            first = &first_got,
+            got = format!("{again:?}")
+        )
     );
-    assert_eq!(
-        again.replayed.as_deref(),
-        Some("true"),
-        "a replay says so: {again:?}"
+    assert!(
+        again.replayed.as_deref() == Some("true"),
+        "{}",
+        t!(MESSAGES, "a-replay-says-so", got = format!("{again:?}"))
     );
-    assert_eq!(db.payment_count().await, 1, "the repeat paid nothing");
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "the-repeat-paid-nothing", payments = payments)
+    );
 }
 // ANCHOR_END: replay
 
@@ -479,21 +633,48 @@ async fn the_same_key_with_another_request_is_refused_with_422(
         seen["payments"] = payments.into();
         harness::observe("stage12.other_body", &seen);
     }
-    assert_eq!(first.status, 201, "{first:?}");
-    assert_eq!(
-        (second.status, &second.body["type"]),
-        (
-            422,
-            &Value::from(format!("{}key-reused", payment_model::PROBLEM_BASE))
-        ),
-        "the key was used for another request (the fingerprint covers the method, the \
-         path and the body): refuse it with 422. Got: {second:?}"
+    assert!(
+        first.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-key-is-answered-201",
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(payments, 1, "nothing more was paid");
-    assert_eq!(
-        db.count("SELECT count(*) FROM refunds").await,
-        0,
-        "nothing was refunded"
+    assert!(
+        (second.status, &second.body["type"])
+            == (
+                422,
+                &Value::from(format!("{}key-reused", payment_model::PROBLEM_BASE))
+            ),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-request-with-the-key-is-refused-with-422",
+            path = path,
+            body = body,
+            got = format!("{second:?}")
+        )
+    );
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-paid-nothing",
+            payments = payments
+        )
+    );
+    let refunds = db.count("SELECT count(*) FROM refunds").await;
+    assert!(
+        refunds == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-refunded-nothing",
+            refunds = refunds
+        )
     );
 }
 
@@ -510,17 +691,17 @@ async fn the_same_body_written_differently_replays_the_201() {
         r#"{ "amount": 100, "orderId": 1 }"#,
     )
     .await;
-    assert_eq!(
-        (again.status, &again.body),
-        (201, &first.body),
-        "the same request written with its fields in another order is the same request: \
-         fingerprint the body normalised (stage 4's request_hash). Got: {again:?}"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        (again.status, &again.body) == (201, &first.body),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-same-body-written-differently-is-the-same-request",
+            first = format!("{first:?}"),
+            got = format!("{again:?}")
+        )
     );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: other_request
 
@@ -539,18 +720,25 @@ async fn a_failed_route_releases_its_key_so_a_retry_runs_it_again() {
     let failed = post(addr, "/payments", A, Some("order-1"), BODY).await;
     db.execute("DROP TRIGGER refuse_payment ON payments").await;
     let retry = post(addr, "/payments", A, Some("order-1"), BODY).await;
-    assert_eq!(failed.status, 500, "{failed:?}");
-    assert_eq!(
-        (retry.status, retry.replayed.as_deref()),
-        (201, None),
-        "a route's 5xx is not stored: the key is released, and the retry runs the \
-         route. Got: {retry:?}"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        failed.status == 500,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refused-payment-is-answered-500",
+            got = format!("{failed:?}")
+        )
     );
+    assert!(
+        (retry.status, retry.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-route-frees-its-key",
+            got = format!("{retry:?}")
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: failed_route
 
@@ -606,23 +794,35 @@ async fn the_status_of_the_routes_answer_says_whether_it_is_kept_or_its_key_free
     } else {
         Key::Freed
     };
-    assert_eq!(first.status, status, "{first:?}");
-    assert_eq!(
-        seen,
-        expected,
-        "a route answered {status} (and said nothing more of its effect). {}. The first \
-         answer: {first:?}; the retry's: {retry:?}",
+    assert!(
+        first.status == status,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-layer-sends-the-routes-status",
+            status = status,
+            got = format!("{first:?}")
+        )
+    );
+    let (first, got) = (format!("{first:?}"), format!("{retry:?}"));
+    assert!(
+        seen == expected,
+        "{}",
         match expected {
-            Key::Freed => {
-                "HTTP defines 408, 409, 425, 429 and 503 as \"not done, send it again\": \
-                 the layer frees the key (like a route's `NothingDone`), and the retry \
-                 runs the route"
-            }
-            Key::Kept => {
-                "Any other answer is kept and replayed: a 2xx or 4xx is the request's \
-                 outcome, and a 5xx leaves it unknown (the effect may have committed \
-                 before the failure): a retry that ran the route again could make it twice"
-            }
+            Key::Freed => t!(
+                MESSAGES,
+                "a-not-done-status-frees-the-key",
+                status = status,
+                first = &first,
+                got = &got
+            ),
+            Key::Kept => t!(
+                MESSAGES,
+                "any-other-status-is-kept-and-replayed",
+                status = status,
+                first = &first,
+                got = &got
+            ),
         }
     );
 }
@@ -633,25 +833,37 @@ async fn a_body_that_fails_validation_frees_its_key_for_the_corrected_request() 
     let addr = serve(stage12::router(db.pool(PoolSize::of(5)))).await;
     let invalid = post(addr, "/payments", A, Some("order-1"), r#"{"orderId":1}"#).await;
     let corrected = post(addr, "/payments", A, Some("order-1"), BODY).await;
-    assert_eq!(
-        (invalid.status, &invalid.body["type"]),
-        (
-            400,
-            &Value::from(format!("{}invalid-body", payment_model::PROBLEM_BASE))
-        ),
-        "a body without an amount is refused by the route: {invalid:?}"
+    assert!(
+        (invalid.status, &invalid.body["type"])
+            == (
+                400,
+                &Value::from(format!("{}invalid-body", payment_model::PROBLEM_BASE))
+            ),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-body-without-an-amount-is-refused-by-the-route",
+            got = format!("{invalid:?}")
+        )
     );
-    assert_eq!(
-        (corrected.status, corrected.replayed.as_deref()),
-        (201, None),
-        "the route refused the body before doing anything, and says so (`NothingDone` \
-         in its answer's extensions): the layer keeps nothing, and the corrected request \
-         with the same key pays. Got: {corrected:?}"
+    assert!(
+        (corrected.status, corrected.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refused-body-frees-its-key",
+            got = format!("{corrected:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the corrected request is the key's only payment: one row in payments"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-corrected-request-is-the-only-payment",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: kept_or_freed
@@ -676,24 +888,49 @@ async fn a_lost_commit_acknowledgement_keeps_the_key_so_the_retry_does_not_pay_a
         }),
     );
 
-    assert!(relay.lost_an_answer(), "the relay lost the INSERT's answer");
-    assert_eq!(
-        paid, 1,
-        "PostgreSQL committed the payment before its answer was lost"
+    assert!(
+        relay.lost_an_answer(),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-relay-lost-the-inserts-answer",
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(
-        first.status, 500,
-        "the route's connection broke mid-statement: it cannot know whether the payment \
-         was made, and answers 500. Got: {first:?}"
+    assert!(
+        paid == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "postgresql-committed-the-payment-before-its-answer-was-lost",
+            payments = paid
+        )
     );
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (500, &first.body, Some("true")),
-        "a 5xx whose route did not say `NothingDone` leaves the outcome unknown: the \
-         layer keeps it as the key's answer instead of freeing the key, so the retry is \
-         told the same, and does not pay a second time. Got: {retry:?}"
+    assert!(
+        first.status == 500,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-broken-connection-is-answered-500",
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(db.payment_count().await, 1, "one payment, not two");
+    assert!(
+        (retry.status, &retry.body, retry.replayed.as_deref()) == (500, &first.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "an-unknown-outcome-is-kept-as-the-keys-answer",
+            first = format!("{first:?}"),
+            got = format!("{retry:?}")
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "one-payment-not-two", payments = payments)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -711,24 +948,40 @@ async fn a_route_whose_session_ends_mid_payment_keeps_its_key_answered_outcome_u
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .await;
-    let first = within(CRASH_BOUND, "the request whose session ended", first)
-        .await
-        .expect("the first request");
+    let first = within(
+        CRASH_BOUND,
+        &t!(MESSAGES, "the-request-whose-session-ended"),
+        first,
+    )
+    .await;
+    let first = answer_of(&t!(MESSAGES, "the-first-request"), first);
     gate.open().await;
     let retry = send(api, payment_request("order-1")).await;
 
-    assert_eq!(first.status, 500, "{first:?}");
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (500, &first.body, Some("true")),
-        "a FATAL ends the session: the route cannot prove it came before the commit, so \
-         it does not say `NothingDone`, and the layer keeps the 500. Got: {retry:?}"
+    assert!(
+        first.status == 500,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-session-ended-mid-payment-is-answered-500",
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        0,
-        "the price of not knowing: no payment was made here (it was waiting on a lock), \
-         and the key still answers that the outcome is unknown"
+    assert!(
+        (retry.status, &retry.body, retry.replayed.as_deref()) == (500, &first.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-fatal-keeps-the-500",
+            first = format!("{first:?}"),
+            got = format!("{retry:?}")
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(MESSAGES, "the-price-of-not-knowing", payments = payments)
     );
 }
 
@@ -770,17 +1023,39 @@ async fn a_route_that_gets_no_connection_frees_its_key(#[case] how: NoConnection
         payment_request("order-1"),
     )
     .await;
-    assert_eq!(first.status, 500, "{first:?}");
-    assert_eq!(
-        (retry.status, retry.replayed.as_deref()),
-        (201, None),
-        "the route never sent its INSERT ({how:?}): it knows nothing was done, says \
-         `NothingDone`, and the retry with the same key pays. Got: {retry:?}"
+    let how = match how {
+        NoConnection::AllTaken => t!(MESSAGES, "every-connection-of-its-pool-taken"),
+        NoConnection::Closed => t!(MESSAGES, "its-pool-closed"),
+    };
+    assert!(
+        first.status == 500,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-route-without-a-connection-is-answered-500",
+            how = &how,
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the retry's is the only payment: one row in payments"
+    assert!(
+        (retry.status, retry.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-route-that-got-no-connection-frees-its-key",
+            how = &how,
+            got = format!("{retry:?}")
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retrys-is-the-only-payment",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: outcome_unknown
@@ -801,22 +1076,38 @@ async fn a_get_with_a_key_is_told_405_and_leaves_the_key_to_the_post() {
     .await;
     let reserved = db.count("SELECT count(*) FROM idempotent_requests").await;
     let post = post(addr, "/payments", A, Some("order-1"), BODY).await;
-    assert_eq!(get.status, 405, "no route answers GET /payments: {get:?}");
-    assert_eq!(
-        reserved, 0,
-        "a request no route answers reserves no key: the layer runs only for a request a \
-         route answers (`MethodRouter::route_layer`; `MethodRouter::layer` also wraps \
-         the 405)"
+    assert!(
+        get.status == 405,
+        "{}",
+        t!(
+            MESSAGES,
+            "no-route-answers-get-payments",
+            got = format!("{get:?}")
+        )
     );
-    assert_eq!(
-        (post.status, post.replayed.as_deref()),
-        (201, None),
-        "the POST with the key is the key's first request, and pays: {post:?}"
+    assert!(
+        reserved == 0,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-no-route-answers-reserves-no-key",
+            keys = reserved
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the POST with the key paid once: one row in payments"
+    assert!(
+        (post.status, post.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-post-is-the-keys-first-request",
+            got = format!("{post:?}")
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "the-post-paid-once", payments = payments)
     );
 }
 // ANCHOR_END: route_layer
@@ -835,31 +1126,62 @@ async fn an_answer_too_large_to_keep_is_sent_and_its_retries_are_told_it_was_not
     // Even once the lease has passed.
     the_lease_passes(&db).await;
     let after_the_lease = send(layer, payment_request("order-1")).await;
-    assert_eq!(
-        (first.status, first.replayed.as_deref()),
-        (201, None),
-        "the payment was made: its answer is sent, however large, and not a 500 that \
-         would invite a retry. Got: {first:?}"
+    let retry_gets = match (retry.status, retry.replayed.as_deref()) {
+        (410, _) => "not-kept",
+        (201, Some("true")) => "replayed",
+        (201, _) => "paid",
+        (409, _) => "409",
+        _ => "other",
+    };
+    harness::observe(
+        "stage12.answer_not_kept",
+        &serde_json::json!({
+            "retry_gets": retry_gets,
+            "payments": db.payment_count().await,
+        }),
+    );
+    assert!(
+        (first.status, first.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "an-answer-too-large-to-keep-is-sent",
+            got = format!("{first:?}")
+        )
     );
     assert!(
         first.location.is_some() && first.body["id"].is_string(),
-        "the whole answer arrives: {first:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-whole-answer-arrives",
+            got = format!("{first:?}")
+        )
     );
     for again in [&retry, &after_the_lease] {
-        assert_eq!(
-            (again.status, &again.body["type"]),
-            (
-                410,
-                &Value::from(format!("{}answer-not-kept", payment_model::PROBLEM_BASE))
-            ),
-            "the key was answered, and its answer was too large to keep: a retry is told \
-             so (410, not 409, which a client retries forever). Got: {again:?}"
+        assert!(
+            (again.status, &again.body["type"])
+                == (
+                    410,
+                    &Value::from(format!("{}answer-not-kept", payment_model::PROBLEM_BASE))
+                ),
+            "{}",
+            t!(
+                MESSAGES,
+                "a-retry-is-told-the-answer-was-not-kept",
+                got = format!("{again:?}")
+            )
         );
     }
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the key is answered: no retry runs the route again, even past the lease"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "an-answered-key-never-runs-the-route-again",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: answer_not_kept
@@ -877,17 +1199,27 @@ async fn the_fingerprint_ignores_the_query_string_and_the_headers(
     let layer = stage12::router(db.pool(PoolSize::of(5)));
     let first = send(layer.clone(), payment_request("order-1")).await;
     let again = send(layer, payment_request_to(uri, content_type, "order-1")).await;
-    assert_eq!(
-        (again.status, &again.body, again.replayed.as_deref()),
-        (201, &first.body, Some("true")),
-        "A LIMIT, kept as the lesson: the fingerprint is the method, the path and the \
-         body; a query string or a header (Content-Type, an API version) that changes \
-         the request is not in it, and the first answer is replayed. Got: {again:?}"
+    assert!(
+        (again.status, &again.body, again.replayed.as_deref()) == (201, &first.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-fingerprint-ignores-the-query-string-and-the-headers",
+            uri = uri,
+            content_type = content_type,
+            first = format!("{first:?}"),
+            got = format!("{again:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the replayed request paid nothing more: one row in payments"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-replayed-request-paid-nothing-more",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: fingerprint_limits
@@ -900,7 +1232,8 @@ async fn crash_at(crash: &CrashPoint, router: Router, key: &str) {
     first.abort();
     assert!(
         first.await.is_err_and(|e| e.is_cancelled()),
-        "the request died at the crash point"
+        "{}",
+        t!(MESSAGES, "the-request-died-at-the-crash-point")
     );
 }
 
@@ -934,26 +1267,41 @@ async fn a_crash_after_the_route_commits_and_before_the_layer_stores_makes_the_r
         }),
     );
 
-    assert_eq!(
-        paid_before_the_retry, 1,
-        "the route committed its payment before the request died"
+    assert!(
+        paid_before_the_retry == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-route-committed-before-the-request-died",
+            payments = paid_before_the_retry
+        )
     );
-    assert_eq!(
-        retry.status, 409,
-        "the key is reserved and has no answer: the layer cannot tell a request in \
-         flight from a dead one, so it says 409. Got: {retry:?}"
+    assert!(
+        retry.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reserved-key-without-an-answer-is-409",
+            got = format!("{retry:?}")
+        )
     );
-    assert_eq!(
-        (after_the_lease.status, after_the_lease.replayed.as_deref()),
-        (201, None),
-        "past the lease the layer takes the key over and runs the route again: it has \
-         no way to know that the route's effect was committed. Got: {after_the_lease:?}"
+    assert!(
+        (after_the_lease.status, after_the_lease.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "past-the-lease-the-layer-takes-the-key-over",
+            got = format!("{after_the_lease:?}")
+        )
     );
-    assert_eq!(
-        payments, 2,
-        "THE LIMIT, kept as the lesson: the effect committed in the route's transaction, \
-         the answer was to be stored in the layer's; a crash between the two makes the \
-         retry pay again"
+    assert!(
+        payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-limit-a-crash-in-the-gap-pays-again",
+            payments = payments
+        )
     );
 }
 
@@ -976,9 +1324,8 @@ async fn a_request_past_its_lease_is_run_again_by_a_duplicate_and_cannot_change_
     let duplicate = send(layer.clone(), payment_request("order-1")).await;
     // Then the first request wakes, and tries to store its own answer.
     pause.resume();
-    let first = within(CRASH_BOUND, "the first request to finish", first)
-        .await
-        .expect("the first request");
+    let first = within(CRASH_BOUND, &t!(MESSAGES, "the-first-request"), first).await;
+    let first = answer_of(&t!(MESSAGES, "the-first-request"), first);
     let retry = send(layer, payment_request("order-1")).await;
     let payments = db.payment_count().await;
     let retry_gets = if retry.body == duplicate.body {
@@ -993,28 +1340,44 @@ async fn a_request_past_its_lease_is_run_again_by_a_duplicate_and_cannot_change_
         &serde_json::json!({ "payments": payments, "retry_gets": retry_gets }),
     );
 
-    assert_eq!(
-        (duplicate.status, duplicate.replayed.as_deref()),
-        (201, None),
-        "past the lease, the duplicate takes the key over and runs the route: {duplicate:?}"
+    assert!(
+        (duplicate.status, duplicate.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "past-the-lease-the-duplicate-takes-the-key-over",
+            got = format!("{duplicate:?}")
+        )
     );
-    assert_eq!(
-        payments, 2,
-        "the lease's cost, kept as the lesson: a route still running past its lease is \
-         run again, so the lease must be longer than any route can take"
+    assert!(
+        payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-leases-cost-a-slow-route-is-run-again",
+            payments = payments
+        )
     );
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (201, &duplicate.body, Some("true")),
-        "the key's answer is the one its lease holder stored, and never changes: the \
-         first request's store must name its lease (a fencing token) and change nothing \
-         once the key was taken over. Got: {retry:?}, the duplicate's {duplicate:?}"
+    assert!(
+        (retry.status, &retry.body, retry.replayed.as_deref())
+            == (201, &duplicate.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-keys-answer-is-its-lease-holders",
+            duplicate = format!("{duplicate:?}"),
+            got = format!("{retry:?}")
+        )
     );
-    assert_eq!(
-        (first.status, &first.body),
-        (201, &duplicate.body),
-        "the first request lost its lease: it answers what the key says, like any \
-         duplicate, so that every answer for the key is the same. Got: {first:?}"
+    assert!(
+        (first.status, &first.body) == (201, &duplicate.body),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-that-lost-its-lease-answers-what-the-key-says",
+            duplicate = format!("{duplicate:?}"),
+            got = format!("{first:?}")
+        )
     );
 }
 // ANCHOR_END: lease
@@ -1044,14 +1407,19 @@ async fn the_same_crash_against_the_in_route_design_pays_once() {
         "stage12.crash_in_route",
         &serde_json::json!({ "payments": payments, "retry": retry.status }),
     );
-    assert_eq!(
-        (retry.status, retry.replayed.as_deref()),
-        (201, Some("true")),
-        "the answer was committed with the payment: the retry replays it. Got: {retry:?}"
+    assert!(
+        (retry.status, retry.replayed.as_deref()) == (201, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "in-the-route-the-answer-was-committed-with-the-payment",
+            got = format!("{retry:?}")
+        )
     );
-    assert_eq!(
-        payments, 1,
-        "one payment: the key and the effect were written together"
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "in-the-route-one-payment", payments = payments)
     );
 }
 // ANCHOR_END: crash
@@ -1072,40 +1440,50 @@ async fn a_route_still_running_when_its_lease_ends_is_answered_outcome_unknown_a
     gate.wait_until_held_by(&db, 1, &first).await;
     let first = within(
         CRASH_BOUND,
-        "the layer to answer a request whose route still runs at the end of its lease \
-         (the layer must stop waiting for the route when `config.lease` ends)",
+        &t!(
+            MESSAGES,
+            "the-answer-to-a-request-whose-route-outlives-its-lease"
+        ),
         first,
     )
-    .await
-    .expect("the first request");
+    .await;
+    let first = answer_of(&t!(MESSAGES, "the-first-request"), first);
     // The lease has ended: a duplicate that found the key unanswered would take
     // it over and run the route again (it would wait at the gate too).
     let duplicate = within(
         CRASH_BOUND,
-        "the duplicate's answer",
+        &t!(MESSAGES, "the-duplicates-answer"),
         send(api, payment_request("order-1")),
     )
     .await;
     gate.open().await;
 
-    assert_eq!(
-        (first.status, &first.body["type"]),
-        (
-            500,
-            &Value::from(format!("{}outcome-unknown", payment_model::PROBLEM_BASE))
-        ),
-        "the route did not answer within its lease: the layer stops waiting, and answers \
-         that the outcome is unknown (the route may still commit). Got: {first:?}"
+    assert!(
+        (first.status, &first.body["type"])
+            == (
+                500,
+                &Value::from(format!("{}outcome-unknown", payment_model::PROBLEM_BASE))
+            ),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-route-past-its-lease-is-answered-outcome-unknown",
+            got = format!("{first:?}")
+        )
     );
-    assert_eq!(
+    assert!(
         (
             duplicate.status,
             &duplicate.body,
             duplicate.replayed.as_deref()
-        ),
-        (500, &first.body, Some("true")),
-        "the key keeps that answer: no take-over runs the route a second time while the \
-         first may still pay. Got: {duplicate:?}"
+        ) == (500, &first.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-keeps-the-outcome-unknown",
+            first = format!("{first:?}"),
+            got = format!("{duplicate:?}")
+        )
     );
 }
 // ANCHOR_END: lease_enforced
@@ -1130,20 +1508,27 @@ async fn a_dead_reservation_is_taken_over_only_by_the_same_request() {
     .await;
     let retry = send(layer, payment_request("order-1")).await;
 
-    assert_eq!(
-        other.status, 422,
-        "the dead reservation was made for another request (amount 100): a request with \
-         amount 999 must not take it over, even past the lease. Got: {other:?}"
+    assert!(
+        other.status == 422,
+        "{}",
+        t!(
+            MESSAGES,
+            "another-request-never-takes-a-dead-reservation-over",
+            got = format!("{other:?}")
+        )
     );
-    assert_eq!(
+    assert!(
         (
             retry.status,
             &retry.body["amount"],
             retry.replayed.as_deref()
-        ),
-        (201, &Value::from(100), None),
-        "the client's own retry takes the key over and pays its 100, as after any crash \
-         in the gap; it must not be replayed another request's answer. Got: {retry:?}"
+        ) == (201, &Value::from(100), None),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-clients-own-retry-takes-the-key-over",
+            got = format!("{retry:?}")
+        )
     );
 }
 // ANCHOR_END: takeover_same_request
@@ -1189,9 +1574,8 @@ async fn a_stale_request_after_its_key_was_reserved_again(
     gate.wait_until_held_by(db, 1, &c).await;
 
     pause.resume();
-    let a = within(CRASH_BOUND, "the stale request to finish", a)
-        .await
-        .expect("the stale request");
+    let a = within(CRASH_BOUND, &t!(MESSAGES, "the-stale-request"), a).await;
+    let a = answer_of(&t!(MESSAGES, "the-stale-request"), a);
     StaleRequest { api, gate, a, b, c }
 }
 
@@ -1204,35 +1588,53 @@ async fn a_stale_release_cannot_free_the_key_once_it_is_reserved_again() {
     // reserves the key and is held at the gate beside C.
     let mut d = tokio::spawn(send(api, payment_request("order-1")));
     let d_answered_first = tokio::select! {
-        answered = &mut d => Some(answered.expect("the duplicate")),
+        answered = &mut d => Some(answer_of(&t!(MESSAGES, "request-d"), answered)),
         () = gate.wait_until_held(&db, 2) => None,
     };
     gate.open().await;
-    let c = within(CRASH_BOUND, "C to finish", c).await.expect("C");
+    let c = within(CRASH_BOUND, &t!(MESSAGES, "request-c"), c).await;
+    let c = answer_of(&t!(MESSAGES, "request-c"), c);
     let d = match d_answered_first {
         Some(d) => d,
-        None => within(CRASH_BOUND, "D to finish", d).await.expect("D"),
+        None => answer_of(
+            &t!(MESSAGES, "request-d"),
+            within(CRASH_BOUND, &t!(MESSAGES, "request-d"), d).await,
+        ),
     };
     let payments = db.payment_count().await;
 
-    assert_eq!(b.status, 500, "B's payment was refused: {b:?}");
-    assert_eq!(
-        d.status, 409,
-        "D came while C held the key: it must be told 409. If D paid, A's late release \
-         deleted C's reservation: A's lease number was given again to C's new row. A \
-         fencing token must never be given twice for a key (take it from a sequence, or \
-         never delete a row). D got {d:?}"
+    assert!(
+        b.status == 500,
+        "{}",
+        t!(MESSAGES, "bs-payment-was-refused", got = format!("{b:?}"))
     );
-    assert_eq!(payments, 1, "C alone paid; got {payments} payments");
-    assert_eq!(
-        (c.status, c.replayed.as_deref()),
-        (201, None),
-        "C held the key and paid: {c:?}"
+    assert!(
+        d.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-release-must-not-free-cs-key",
+            got = format!("{d:?}")
+        )
     );
-    assert_eq!(
-        a.status, 409,
-        "A lost its key to B: its release changes nothing, and it answers what the key \
-         says (C in flight: 409), not its own 500. Got: {a:?}"
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "c-alone-paid", payments = payments)
+    );
+    assert!(
+        (c.status, c.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(MESSAGES, "c-held-the-key-and-paid", got = format!("{c:?}"))
+    );
+    assert!(
+        a.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-lost-its-key-its-release-changes-nothing",
+            got = format!("{a:?}")
+        )
     );
 }
 
@@ -1242,31 +1644,49 @@ async fn a_stale_store_cannot_answer_for_the_key_once_it_is_reserved_again() {
     let StaleRequest { api, gate, a, b, c } =
         a_stale_request_after_its_key_was_reserved_again(&db, true).await;
     gate.open().await;
-    let c = within(CRASH_BOUND, "C to finish", c).await.expect("C");
+    let c = within(CRASH_BOUND, &t!(MESSAGES, "request-c"), c).await;
+    let c = answer_of(&t!(MESSAGES, "request-c"), c);
     let retry = send(api, payment_request("order-1")).await;
 
-    assert_eq!(b.status, 500, "B's payment was refused: {b:?}");
-    assert_eq!(
-        (c.status, c.replayed.as_deref()),
-        (201, None),
-        "C holds the key: its own 201 is the key's answer. If C was replayed a 201, A's \
-         late store wrote A's answer into C's new row: A's lease number was given again \
-         to C. A fencing token must never be given twice for a key. C got {c:?}, A {a:?}"
+    assert!(
+        b.status == 500,
+        "{}",
+        t!(MESSAGES, "bs-payment-was-refused", got = format!("{b:?}"))
     );
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (201, &c.body, Some("true")),
-        "the key's answer is C's: {retry:?}"
+    assert!(
+        (c.status, c.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-store-must-not-answer-for-cs-key",
+            c = format!("{c:?}"),
+            a = format!("{a:?}")
+        )
     );
-    assert_eq!(
-        a.status, 409,
-        "A lost its key: its store changes nothing, and it answers what the key says (C \
-         in flight: 409). Got: {a:?}"
+    assert!(
+        (retry.status, &retry.body, retry.replayed.as_deref()) == (201, &c.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-keys-answer-is-cs",
+            c = format!("{c:?}"),
+            got = format!("{retry:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        2,
-        "the lease's cost, kept: A (slower than its lease) and C both paid"
+    assert!(
+        a.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-lost-its-key-its-store-changes-nothing",
+            got = format!("{a:?}")
+        )
+    );
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 2,
+        "{}",
+        t!(MESSAGES, "a-and-c-both-paid", payments = payments)
     );
 }
 
@@ -1303,33 +1723,51 @@ async fn a_stale_release_queued_behind_a_take_over_changes_nothing() {
     // B takes the key over and is held in its payment; A's release, checked
     // again against the row B changed, matches nothing.
     gate.wait_until_held_by(&db, 1, &b).await;
-    let a = within(CRASH_BOUND, "the stale request to finish", a)
-        .await
-        .expect("the stale request");
+    let a = within(CRASH_BOUND, &t!(MESSAGES, "the-stale-request"), a).await;
+    let a = answer_of(&t!(MESSAGES, "the-stale-request"), a);
     let d = within(
         CRASH_BOUND,
-        "the duplicate's answer",
+        &t!(MESSAGES, "the-duplicates-answer"),
         send(api, payment_request("order-1")),
     )
     .await;
     gate.open().await;
-    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+    let b = within(CRASH_BOUND, &t!(MESSAGES, "request-b"), b).await;
+    let b = answer_of(&t!(MESSAGES, "request-b"), b);
 
-    assert_eq!(
-        a.status, 409,
-        "A's release waited for B's take-over, then found the row under another lease: \
-         it deletes nothing, and A answers what the key says (B in flight). Got: {a:?}"
+    assert!(
+        a.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-release-queued-behind-a-take-over-deletes-nothing",
+            got = format!("{a:?}")
+        )
     );
-    assert_eq!(
-        d.status, 409,
-        "B holds the key: a duplicate is told 409. Got: {d:?}"
+    assert!(
+        d.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "b-holds-the-key-a-duplicate-is-told-409",
+            got = format!("{d:?}")
+        )
     );
-    assert_eq!(
-        (b.status, b.replayed.as_deref()),
-        (201, None),
-        "B paid: {b:?}"
+    assert!(
+        (b.status, b.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "b-took-the-key-over-and-paid",
+            got = format!("{b:?}")
+        )
     );
-    assert_eq!(db.payment_count().await, 1, "B alone paid");
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(MESSAGES, "b-alone-paid", payments = payments)
+    );
 }
 // ANCHOR_END: token_never_reused
 
@@ -1366,34 +1804,46 @@ async fn a_take_over_queued_behind_a_clean_up_owns_the_key_the_stale_request_can
     gate.wait_until_held_by(&db, 1, &b).await;
     // A wakes and stores its answer with the lease it was given.
     pause.resume();
-    let a = within(CRASH_BOUND, "the stale request to finish", a)
-        .await
-        .expect("the stale request");
+    let a = within(CRASH_BOUND, &t!(MESSAGES, "the-stale-request"), a).await;
+    let a = answer_of(&t!(MESSAGES, "the-stale-request"), a);
     gate.open().await;
-    let b = within(CRASH_BOUND, "B to finish", b).await.expect("B");
+    let b = within(CRASH_BOUND, &t!(MESSAGES, "request-b"), b).await;
+    let b = answer_of(&t!(MESSAGES, "request-b"), b);
     let retry = send(api, payment_request("order-1")).await;
 
-    assert_eq!(
-        a.status, 409,
-        "A's lease ended and its row was deleted: B's new row holds a lease A never \
-         held, so A's store changes nothing, and A answers what the key says (B in \
-         flight: 409). If A answered its 201, its store matched B's new row: a lease \
-         number was given again to a row made again. Got: {a:?}"
+    assert!(
+        a.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-store-must-not-match-a-row-made-again",
+            got = format!("{a:?}")
+        )
     );
-    assert_eq!(
-        (b.status, b.replayed.as_deref()),
-        (201, None),
-        "B owns the key after the clean-up: its own 201 is the key's answer. Got: {b:?}"
+    assert!(
+        (b.status, b.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "b-owns-the-key-after-the-clean-up",
+            got = format!("{b:?}")
+        )
     );
-    assert_eq!(
-        (retry.status, &retry.body, retry.replayed.as_deref()),
-        (201, &b.body, Some("true")),
-        "the key's answer is B's: {retry:?}"
+    assert!(
+        (retry.status, &retry.body, retry.replayed.as_deref()) == (201, &b.body, Some("true")),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-keys-answer-is-bs",
+            b = format!("{b:?}"),
+            got = format!("{retry:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        2,
-        "the lease's cost, kept: A (slower than its lease) and B both paid"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 2,
+        "{}",
+        t!(MESSAGES, "a-and-b-both-paid", payments = payments)
     );
 }
 // ANCHOR_END: clean_up_then_take_over
@@ -1443,30 +1893,40 @@ async fn a_key_freed_between_the_reservation_and_the_read_is_reserved_again() {
     });
     wait_for_table_lock_waiters(&db, 1).await;
     row_lock.commit().await.expect("the row lock ends");
-    within(CRASH_BOUND, "the table lock", table_locked)
+    within(CRASH_BOUND, &t!(MESSAGES, "the-table-lock"), table_locked)
         .await
         .expect("the table lock");
     wait_for_table_lock_waiters(&db, 1).await;
     let _ = delete.send(());
-    within(CRASH_BOUND, "the release", releaser)
+    within(CRASH_BOUND, &t!(MESSAGES, "the-release"), releaser)
         .await
         .expect("the release");
-    let duplicate = within(CRASH_BOUND, "the duplicate's answer", duplicate)
-        .await
-        .expect("the duplicate");
+    let duplicate = within(
+        CRASH_BOUND,
+        &t!(MESSAGES, "the-duplicates-answer"),
+        duplicate,
+    )
+    .await;
+    let duplicate = answer_of(&t!(MESSAGES, "the-duplicate"), duplicate);
 
-    assert_eq!(
-        (duplicate.status, duplicate.replayed.as_deref()),
-        (201, None),
-        "the duplicate found the key reserved, then no row at all: the request that held \
-         the key released it in between. The key is free: reserve it again (and run the \
-         route), rather than answer 409 for a request no longer in flight. Got: \
-         {duplicate:?}"
+    assert!(
+        (duplicate.status, duplicate.replayed.as_deref()) == (201, None),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-key-freed-before-the-read-is-reserved-again",
+            got = format!("{duplicate:?}")
+        )
     );
-    assert_eq!(
-        db.payment_count().await,
-        1,
-        "the request that reserved the key again is its only payment: one row in payments"
+    let payments = db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-request-that-reserved-the-key-again-is-its-only-payment",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: read_after_release

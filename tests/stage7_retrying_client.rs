@@ -537,6 +537,15 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
         Some(ended) => ended,
         None => harness::within(bound, "pay()", paying).await,
     };
+    // What the client's first try was told, whatever `pay` made of it afterwards.
+    let exchanges = proxy.exchanges();
+    let first_try = exchanges.first().and_then(|e| e.server_status);
+    if let Some(status) = first_try {
+        harness::observe(
+            "stage7.in_flight",
+            &serde_json::json!({ "first_try": status }),
+        );
+    }
     let reply = paid
         .unwrap_or_else(|e| panic!("{}", t!(MESSAGES, "pay-panicked", error = e.to_string())))
         .unwrap_or_else(|e| {
@@ -551,9 +560,8 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
             )
         });
 
-    let exchanges = proxy.exchanges();
     assert!(
-        exchanges.first().and_then(|e| e.server_status) == Some(409),
+        first_try == Some(409),
         "{}",
         t!(
             MESSAGES,

@@ -2,6 +2,7 @@
 //! asks for predictions, runs stage N's tests against the learner's exercise,
 //! and shows what really happened beside what was predicted.
 
+mod ahead;
 mod cargo;
 mod commands;
 mod environment;

@@ -164,16 +164,6 @@ pub fn build_and_run(
             return Err(e);
         }
     };
-    let command = targets.command();
-    let not_built = |build: Build, why: String| PackageRun {
-        command: command.clone(),
-        build,
-        state: RunState::NotBuilt(why),
-        tests: Vec::new(),
-        observations: Observations::default(),
-        run_time: Duration::ZERO,
-        output: String::new(),
-    };
     let executables = build.executables_of(targets);
     // The early run counts only for the very executable cargo reports as fresh.
     let early = early.and_then(|early| match executables.as_slice() {
@@ -185,22 +175,10 @@ pub fn build_and_run(
             None
         }
     });
-    if !build.errors.is_empty() {
-        return Ok(PackageRun {
-            state: RunState::CompileError,
-            ..not_built(build, String::new())
-        });
-    }
-    if !build.success {
-        let why = build.cargo_errors().join("\n");
-        return Ok(not_built(build, why));
-    }
-    if executables.is_empty() {
-        return Ok(not_built(
-            build,
-            format!("`{command}` built no test executable"),
-        ));
-    }
+    let (build, executables) = match runnable(build, targets) {
+        Ok(built) => built,
+        Err(not_built) => return Ok(*not_built),
+    };
     if let (Some(state), [exe]) = (remembered, executables.as_slice()) {
         state.remember_executable(exe);
     }
@@ -208,7 +186,40 @@ pub fn build_and_run(
     if let Some(sweep) = sweep {
         let _ = sweep.join();
     }
-    Ok(runs.into_package_run(command, build, observations))
+    Ok(runs.into_package_run(targets.command(), build, observations))
+}
+
+/// The test executables `build` made for `targets`, or, when it made none
+/// (compile errors, cargo's own failure, no such target), the run that says why.
+pub fn runnable(
+    build: Build,
+    targets: Targets<'_>,
+) -> Result<(Build, Vec<Executable>), Box<PackageRun>> {
+    let command = targets.command();
+    let not_built = |build: Build, state: RunState| {
+        Box::new(PackageRun {
+            command: command.clone(),
+            build,
+            state,
+            tests: Vec::new(),
+            observations: Observations::default(),
+            run_time: Duration::ZERO,
+            output: String::new(),
+        })
+    };
+    if !build.errors.is_empty() {
+        return Err(not_built(build, RunState::CompileError));
+    }
+    if !build.success {
+        let why = build.cargo_errors().join("\n");
+        return Err(not_built(build, RunState::NotBuilt(why)));
+    }
+    let executables = build.executables_of(targets);
+    if executables.is_empty() {
+        let why = format!("`{command}` built no test executable");
+        return Err(not_built(build, RunState::NotBuilt(why)));
+    }
+    Ok((build, executables))
 }
 
 /// Runs test executables `build` made (for `command`), bounded by `bound` in all.

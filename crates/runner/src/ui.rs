@@ -230,6 +230,8 @@ pub struct Spinner {
     bar: Option<ProgressBar>,
     phase: String,
     l10n: Localiser,
+    /// Says nothing at all: a run in the background, while another spinner speaks.
+    silent: bool,
 }
 
 impl Spinner {
@@ -255,6 +257,17 @@ impl Spinner {
             bar,
             phase: String::new(),
             l10n: l10n.clone(),
+            silent: false,
+        }
+    }
+
+    /// A spinner that draws and prints nothing, for runs in the background.
+    pub fn quiet() -> Self {
+        Self {
+            bar: None,
+            phase: String::new(),
+            l10n: crate::messages::english(),
+            silent: true,
         }
     }
 
@@ -264,6 +277,9 @@ impl Spinner {
     }
 
     fn phase_line(&self, phase: &str) {
+        if self.silent {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.set_message(phase.to_owned()),
             None => eprintln!("{phase}"),

@@ -188,3 +188,15 @@ fn a_deadlocked_stage_5_is_said_by_the_catalogues() {
         exit: Some(1),
     });
 }
+
+/// Stage 12's untouched exercise: its tests fail on the layer's `todo!()`
+/// (through a real server and called directly), the two that need no layer pass
+/// and record what the outcome table and the predictions show, and the timeline
+/// of a burst whose requests got no HTTP answer.
+#[test]
+fn a_failing_stage_12_is_said_by_the_catalogues() {
+    check(&Case {
+        args: &["stage", "12", "--no-predict"],
+        exit: Some(1),
+    });
+}

@@ -4,22 +4,25 @@
 //! prediction's answer key is what really happens; the metadata is complete.
 //! Then `cargo fmt --check` and clippy with `-D warnings`.
 
+use std::collections::HashMap;
 use std::process::Command;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::ahead::{Ahead, RunOf};
 use crate::cargo::{Build, Cargo, Executable, Targets};
 use crate::error::Error;
 use crate::exercise_files::{pasted_code, unexpected_files};
 use crate::judgement::{Judged, Judgement, Judging, PackageRunner, PackageRuns, judge};
 use crate::render;
 use crate::review::{self, Evidence, Review, ReviewTwin, disagreements};
-use crate::run::{PackageRun, RunState, build_and_run, run_built};
+use crate::run::{PackageRun, RunState, run_built, runnable};
 use crate::stages::{self, Observed, Stage};
 use crate::state::State;
 use crate::ui::{self, Spinner};
 use crate::workbook::Workbook;
 use crate::{supervise, twins};
-use l10n::Lang;
+use l10n::{Lang, t};
 
 #[derive(Debug, Clone)]
 struct Check {
@@ -41,7 +44,16 @@ struct Verifier<'a> {
     /// The one build of every package (plain `cargo test --no-run`, then the other
     /// members), whose executables the checks run.
     workspace: Option<Build>,
+    /// The runs of that build's executables, under way in the background.
+    ahead: Option<Ahead>,
+    /// Each exercise built alone, by package.
+    exercises: HashMap<String, Build>,
 }
+
+/// How many runs go on at once. Most of a run is waiting (on PostgreSQL, on
+/// locks and bounds the tests hold on purpose); three keep two cores busy
+/// without slowing any run past its bounds.
+const RUNS_AT_ONCE: usize = 3;
 
 /// `only`: these stages' checks instead of every stage's and the review's (all
 /// when empty).
@@ -59,6 +71,8 @@ pub fn run(wb: &Workbook, only: &[u32], timeout: Duration) -> Result<bool, Error
         checks: Vec::new(),
         package_runs: PackageRuns::default(),
         workspace: None,
+        ahead: None,
+        exercises: HashMap::new(),
     };
     let result = v.all(only);
     v.spinner.finish();
@@ -92,18 +106,41 @@ impl Verifier<'_> {
                 format!("compile errors in {}", broken.join(", "))
             },
         );
-        self.workspace = Some(build);
-        let stages = self.wb.stages.clone();
-        for stage in stages
+        let stages: Vec<Stage> = self
+            .wb
+            .stages
             .iter()
             .filter(|s| only.is_empty() || only.contains(&s.number))
-        {
+            .cloned()
+            .collect();
+        // A workbook without a capstone (the runner's own test fixtures) has none to check.
+        let review = if only.is_empty() && Review::file(&self.wb.root).exists() {
+            Some(Review::load(&self.wb.root)?)
+        } else {
+            None
+        };
+        self.ahead = Some(Ahead::start(
+            RUNS_AT_ONCE,
+            runs_read(&stages, review.as_ref()),
+            &build,
+            &self.state,
+            self.timeout,
+        ));
+        self.workspace = Some(build);
+        // Every build before clippy's: they would wait for each other on cargo's
+        // lock, while the runs above need none.
+        for stage in &stages {
+            self.build_exercise(stage)?;
+        }
+        let lints = self.start_lints();
+        for stage in &stages {
             self.stage(stage)?;
         }
-        if only.is_empty() {
-            self.review()?;
+        if let Some(review) = &review {
+            self.review(review)?;
         }
-        self.lints()
+        self.ahead = None;
+        self.lints(lints)
     }
 
     fn check(&mut self, stage: Option<u32>, what: &str, ok: bool, detail: String) {
@@ -262,6 +299,9 @@ impl Verifier<'_> {
     /// relink of every test executable, for each package (most of verify's time).
     /// A package that did not build there is built alone, for its errors.
     fn run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
+        if let Some(run) = self.ahead.as_ref().and_then(|ahead| ahead.take(targets)) {
+            return run;
+        }
         let Some((build, executables)) = self.built(targets) else {
             return self.build_and_run(targets, what);
         };
@@ -279,16 +319,52 @@ impl Verifier<'_> {
 
     /// Builds `targets` alone, as `cargo workbook stage N` does, then runs them.
     fn build_and_run(&mut self, targets: Targets<'_>, what: &str) -> Result<PackageRun, Error> {
+        let build = self.build_alone(targets)?;
+        self.run_build(build, targets, what)
+    }
+
+    fn build_alone(&mut self, targets: Targets<'_>) -> Result<Build, Error> {
+        let spinner = &mut self.spinner;
+        let phase = t!(
+            spinner.l10n(),
+            "phase-building",
+            command = format!("{} --no-run", targets.command())
+        );
+        spinner.phase(&phase);
+        self.cargo.build(targets, &mut |status| {
+            spinner.detail(&status.said(spinner.l10n()));
+        })
+    }
+
+    fn run_build(
+        &mut self,
+        build: Build,
+        targets: Targets<'_>,
+        what: &str,
+    ) -> Result<PackageRun, Error> {
+        let (build, executables) = match runnable(build, targets) {
+            Ok(built) => built,
+            Err(not_built) => return Ok(*not_built),
+        };
         let file = self.state.run_file("verify")?;
-        build_and_run(
-            &self.cargo,
-            targets,
+        run_built(
+            build,
+            targets.command(),
+            &executables,
             file.path(),
             self.timeout,
             &mut self.spinner,
             what,
-            None,
         )
+    }
+
+    /// The stage's exercise built alone, exactly as the learner's `cargo workbook
+    /// stage N` builds it: an exercise that compiles only with features another
+    /// package turns on is caught here.
+    fn build_exercise(&mut self, stage: &Stage) -> Result<(), Error> {
+        let build = self.build_alone(exercise_targets(stage))?;
+        self.exercises.insert(stage.exercise.clone(), build);
+        Ok(())
     }
 
     /// The workspace build and its executables for `targets`, when it made them.
@@ -300,12 +376,7 @@ impl Verifier<'_> {
 
     /// `just review`'s answer key: every route's tests find broken exactly the
     /// items the key says it gets wrong.
-    fn review(&mut self) -> Result<(), Error> {
-        // A workbook without a capstone (the runner's own test fixtures) has none to check.
-        if !Review::file(&self.wb.root).exists() {
-            return Ok(());
-        }
-        let review = Review::load(&self.wb.root)?;
+    fn review(&mut self, review: &Review) -> Result<(), Error> {
         let problems = review.problems(&self.wb.root);
         self.check(
             None,
@@ -321,7 +392,7 @@ impl Verifier<'_> {
                 },
                 &format!("review: route {}", route.name),
             )?;
-            let evidence = Evidence::of(&review, &run);
+            let evidence = Evidence::of(review, &run);
             let problems = disagreements(route, &evidence);
             let broken: Vec<&str> = route.broken.keys().map(String::as_str).collect();
             self.check(
@@ -374,20 +445,23 @@ impl Verifier<'_> {
             detail,
         );
 
-        // Built alone, exactly as the learner's `cargo workbook stage N` builds it:
-        // an exercise that compiles only with features another package turns on
-        // is caught here.
-        let exercise = self.build_and_run(
-            Targets::Test {
-                package: &stage.exercise,
-                target: &stage.test,
-            },
-            &format!("stage {n}: {}", stage.exercise),
-        )?;
+        let what = format!("stage {n}: {}", stage.exercise);
+        let exercise = match self.exercises.remove(&stage.exercise) {
+            Some(build) => self.run_build(build, exercise_targets(stage), &what)?,
+            None => self.build_and_run(exercise_targets(stage), &what)?,
+        };
         let (ok, mut detail) = fails_as_intended(&exercise);
         if ok && detail.is_empty() {
             detail = "fails".to_owned();
         }
+        // Where verify's time goes, said on the line each check prints: this
+        // build is the learner's own, not the workspace's.
+        let took = format!(
+            " (built alone in {:.1} s, ran {:.1} s)",
+            exercise.build.elapsed.as_secs_f64(),
+            exercise.run_time.as_secs_f64()
+        );
+        detail.insert_str(detail.find('\n').unwrap_or(detail.len()), &took);
         if !ok && self.edited(stage) {
             detail.push_str(&format!(
                 " (note: {} has local changes; verify checks the working copy)",
@@ -429,7 +503,11 @@ impl Verifier<'_> {
                     ok = false;
                     detail = misses.join("; ");
                 } else {
-                    detail = format!("caught by {}", wrong.catches.join(", "));
+                    detail = format!(
+                        "caught by {} ({:.1} s)",
+                        wrong.catches.join(", "),
+                        run.run_time.as_secs_f64()
+                    );
                 }
             }
             self.check(
@@ -505,9 +583,36 @@ impl Verifier<'_> {
             .is_ok_and(|s| s.code() == Some(1))
     }
 
-    fn lints(&mut self) -> Result<(), Error> {
-        self.spinner.phase("cargo fmt --all --check");
-        let (ok, text) = supervise::output(self.cargo.command(&["fmt", "--all", "--check"]))?;
+    /// `cargo fmt --check`, then clippy, in the background: clippy's build of
+    /// every package keeps the CPU busy while the runs mostly wait.
+    fn start_lints(&self) -> JoinHandle<Result<Lints, Error>> {
+        let fmt = self.cargo.command(&["fmt", "--all", "--check"]);
+        let clippy = self.cargo.command(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--color",
+            "never",
+            "--",
+            "-D",
+            "warnings",
+        ]);
+        std::thread::spawn(move || {
+            Ok(Lints {
+                fmt: supervise::output(fmt)?,
+                clippy: supervise::output(clippy)?,
+            })
+        })
+    }
+
+    fn lints(&mut self, lints: JoinHandle<Result<Lints, Error>>) -> Result<(), Error> {
+        self.spinner
+            .phase("cargo fmt --all --check, cargo clippy --workspace --all-targets");
+        let Lints { fmt, clippy } = lints.join().map_err(|_| Error::Command {
+            command: "cargo fmt, cargo clippy".into(),
+            detail: "the thread that ran them panicked".into(),
+        })??;
+        let (ok, text) = fmt;
         let detail = if ok {
             String::new()
         } else {
@@ -532,18 +637,7 @@ impl Verifier<'_> {
         };
         self.check(None, "cargo fmt --all --check", ok, detail);
 
-        self.spinner
-            .phase("cargo clippy --workspace --all-targets -- -D warnings");
-        let (ok, text) = supervise::output(self.cargo.command(&[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--color",
-            "never",
-            "--",
-            "-D",
-            "warnings",
-        ]))?;
+        let (ok, text) = clippy;
         let detail = if ok {
             String::new()
         } else {
@@ -562,6 +656,51 @@ impl Verifier<'_> {
         );
         Ok(())
     }
+}
+
+/// What `cargo fmt --check` and clippy said: whether each passed, and its output.
+struct Lints {
+    fmt: (bool, String),
+    clippy: (bool, String),
+}
+
+/// `cargo test -p EXERCISE --test TEST`: the learner's own build of the stage.
+fn exercise_targets(stage: &Stage) -> Targets<'_> {
+    Targets::Test {
+        package: &stage.exercise,
+        target: &stage.test,
+    }
+}
+
+/// Every run verify reads, in the order it reads them: each stage's solution,
+/// its known-wrong packages and the packages its answer key is observed by, then
+/// the review's routes.
+fn runs_read(stages: &[Stage], review: Option<&Review>) -> Vec<RunOf> {
+    let mut runs = Vec::new();
+    for stage in stages {
+        runs.push(RunOf::Test {
+            package: stage.solution.clone(),
+            target: stage.test.clone(),
+        });
+        for wrong in &stage.known_wrong {
+            runs.push(RunOf::Test {
+                package: wrong.package.clone(),
+                target: stage.test_of(wrong).to_owned(),
+            });
+        }
+        for p in &stage.predictions {
+            if let Some(package) = Judging::AnswerKey.package(p) {
+                runs.push(RunOf::Package(package.to_owned()));
+            }
+        }
+    }
+    for route in review.map(|r| r.routes.as_slice()).unwrap_or_default() {
+        runs.push(RunOf::Test {
+            package: route.package.clone(),
+            target: review::TEST_TARGET.to_owned(),
+        });
+    }
+    runs
 }
 
 /// How verify runs an `observed_by` package: what its workspace build made.

@@ -3,9 +3,11 @@
 # resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [one] 1 pagamento deveria
-   *[other] { $wanted } pagamentos deveriam
-} ter sido feitos até aqui: { $payments ->
+    [0] nenhum pagamento deveria ter sido feito
+    [one] 1 pagamento deveria ter sido feito
+   *[other] { $wanted } pagamentos deveriam ter sido feitos
+} até aqui: { $payments ->
+    [0] não há nenhum
     [one] há 1
    *[other] há { $payments }
 }
@@ -23,9 +25,11 @@ the-failed-payments-key-is-rolled-back = a chave foi reservada na mesma transaç
 the-retry-pays-once-payments-work = quando os pagamentos voltam a funcionar, a nova tentativa com a mesma chave tem de pagar: recebeu { $got }
 a-failed-answer-fails-the-call = guardar a resposta falha, então create_payment tem de falhar: retornou { $got }
 the-payment-and-its-answer-commit-together = o pedido morreu antes de a resposta ser guardada, e mesmo assim sobraram { $payments ->
+    [0] 0 pagamentos
     [one] 1 pagamento
    *[other] { $payments } pagamentos
 } e { $keys ->
+    [0] 0 linhas de chave
     [one] 1 linha de chave
    *[other] { $keys } linhas de chave
 }: o pagamento e a resposta têm de ser confirmados (commit) numa ÚNICA transação. Um pagamento confirmado antes da resposta deixa uma chave que responde 409 a toda nova tentativa, para sempre (rode `cargo workbook hint 3`)

@@ -3,9 +3,11 @@
 # linha do resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [one] 1 pagamento deveria
-   *[other] { $wanted } pagamentos deveriam
-} ter sido feitos até aqui: { $payments ->
+    [0] nenhum pagamento deveria ter sido feito
+    [one] 1 pagamento deveria ter sido feito
+   *[other] { $wanted } pagamentos deveriam ter sido feitos
+} até aqui: { $payments ->
+    [0] não há nenhum
     [one] há 1
    *[other] há { $payments }
 }
@@ -24,6 +26,7 @@ the-first-request-is-answered-201 = o primeiro pedido tem de ser respondido com 
 another-body-is-refused-with-422 = a chave foi usada com outro corpo: o pedido tem de ser recusado com 422; recebeu { $got }
 the-problems-title-says-what-went-wrong = o título do corpo do problema tem de dizer o que deu errado ("{ $title }"): recebeu { $got }
 the-refused-request-pays-nothing = o pedido recusado não pode pagar nada: { $payments ->
+    [0] não há nenhum pagamento
     [one] há 1 pagamento
    *[other] há { $payments } pagamentos
 }, não 1

@@ -11,13 +11,63 @@ use std::time::Duration;
 
 use harness::provider::{FakeProvider, ProviderFault};
 use harness::{
-    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, TestDb, fire_concurrently, within,
+    Outcome, PaymentGate, PoolSize, ReplyKind, Schema, Shown, TestDb, fire_concurrently, within,
 };
+use harness::{catalogue, t};
 use payment_model::{PaymentError, Reply};
 use rstest::rstest;
 use sqlx::postgres::PgPoolOptions;
 use stage11::{Answer, App, ClientId, Config};
 use tokio::sync::Notify;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage11_payment_provider.ftl).
+catalogue!(static MESSAGES = "locales", "stage11_payment_provider");
+
+/// An answer as the messages show it: its status and body, and whether it was
+/// a replay.
+fn shown(answer: &Answer) -> String {
+    t!(
+        MESSAGES,
+        "an-answer",
+        reply = answer.reply.shown(),
+        replayed = answer.replayed.to_string()
+    )
+}
+
+/// A call's answer, or the error it ended with.
+fn shown_result(result: &Result<Answer, PaymentError>) -> String {
+    match result {
+        Ok(answer) => shown(answer),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A request's task once it ended: what it returned, or why it did not end
+/// normally (a panic in the code under test).
+fn ended<T>(joined: Result<T, tokio::task::JoinError>) -> T {
+    joined.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "the-request-panicked", error = e.to_string())
+        )
+    })
+}
+
+/// The answer of a request that must have answered; `what` names it.
+fn answered(what: &str, result: Result<Answer, PaymentError>) -> Answer {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-request-failed",
+                what = what,
+                error = e.to_string()
+            )
+        )
+    })
+}
 
 fn schema() -> Schema {
     Schema::new(stage11::MIGRATION_SOURCE, stage11::MIGRATION)
@@ -64,7 +114,10 @@ async fn pay(app: &App, client: ClientId, key: &str, body: &str) -> Answer {
     .await
     {
         Ok(answer) => answer,
-        Err(e) => panic!("create_payment failed: {e}"),
+        Err(e) => panic!(
+            "{}",
+            t!(MESSAGES, "create-payment-failed", error = e.to_string())
+        ),
     }
 }
 
@@ -89,17 +142,21 @@ impl Setup {
         sqlx::query_scalar("SELECT charge_id FROM payments ORDER BY id")
             .fetch_all(&mut conn)
             .await
-            .expect("the payments can be read")
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    t!(MESSAGES, "the-payments-can-be-read", error = e.to_string())
+                )
+            })
     }
 
     /// The message of a failed "one charge" assertion: what the provider saw.
     fn charged_twice(&self) -> String {
-        format!(
-            "the card was charged {} time(s); the provider received the keys {:?}. A retry of our \
-             request must be a retry at the provider: send it the key derived from the client, its \
-             key and the step (`derived_key`), never a fresh one. Run `cargo workbook hint 11`.",
-            self.charges(),
-            self.provider_keys()
+        t!(
+            MESSAGES,
+            "charged-twice",
+            charges = self.charges(),
+            keys = format!("{:?}", self.provider_keys())
         )
     }
 
@@ -117,11 +174,16 @@ impl Setup {
     async fn reap(&self) -> stage11::Reaped {
         within(
             BOUND,
-            "the reaper",
+            &t!(MESSAGES, "the-reaper"),
             stage11::reap(&self.app.pool, &self.app.config),
         )
         .await
-        .unwrap_or_else(|e| panic!("the reaper failed: {e}"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(MESSAGES, "the-reaper-failed", error = e.to_string())
+            )
+        })
     }
 
     /// The recovery point of every key, with its key.
@@ -130,7 +192,12 @@ impl Setup {
         sqlx::query_as("SELECT key, recovery_point FROM idempotency_keys ORDER BY key")
             .fetch_all(&mut conn)
             .await
-            .expect("the keys can be read")
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}",
+                    t!(MESSAGES, "the-keys-can-be-read", error = e.to_string())
+                )
+            })
     }
 
     /// Ends the lease of every unfinished key, as if it had been taken long ago.
@@ -151,40 +218,57 @@ fn a_derived_key_is_the_same_for_a_retry_and_never_shared() {
     let key =
         |client, key: &str, body: &str, step: &str| stage11::derived_key(client, key, body, step);
     let first = key(A, "order-1", &body, "charge");
-    assert_eq!(
-        first,
-        key(A, "order-1", &body, "charge"),
-        "a retry must send the provider the same key"
+    let again = key(A, "order-1", &body, "charge");
+    assert!(
+        first == again,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-sends-the-same-key",
+            first = &first,
+            again = &again
+        )
     );
-    assert_ne!(
-        first, "order-1",
-        "the provider must not see the client's own key"
+    assert!(
+        first != "order-1",
+        "{}",
+        t!(MESSAGES, "the-clients-own-key-is-not-sent", key = &first)
     );
-    assert_ne!(
-        first,
-        key(B, "order-1", &body, "charge"),
-        "two clients' order-1 are two payments: the provider must see two keys"
+    let of_b = key(B, "order-1", &body, "charge");
+    assert!(
+        first != of_b,
+        "{}",
+        t!(MESSAGES, "two-clients-two-keys", key = &first)
     );
-    assert_ne!(
-        first,
-        key(
-            A,
-            "order-1",
-            &stage4_hash(r#"{"orderId":1,"amount":999}"#),
-            "charge"
-        ),
-        "the key used again with another body (once its row was reaped) is another payment: \
-         the provider must see another key, or it replays (or refuses) the first one's"
+    let other_body = key(
+        A,
+        "order-1",
+        &stage4_hash(r#"{"orderId":1,"amount":999}"#),
+        "charge",
     );
-    assert_ne!(
-        first,
-        key(A, "order-1", &body, "refund"),
-        "two steps of one request must never collide at the provider"
+    assert!(
+        first != other_body,
+        "{}",
+        t!(MESSAGES, "another-body-another-key", key = &first)
     );
-    assert_ne!(
+    let refund = key(A, "order-1", &body, "refund");
+    assert!(
+        first != refund,
+        "{}",
+        t!(MESSAGES, "two-steps-two-keys", key = &first)
+    );
+    let (joined, shifted) = (
         key(A, "order-1", &body, "charge"),
         key(A, "order-1c", &body, "harge"),
-        "the parts must not run into each other: (order-1, charge) is not (order-1c, harge)"
+    );
+    assert!(
+        joined != shifted,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-parts-do-not-run-into-each-other",
+            key = &joined
+        )
     );
 }
 // ANCHOR_END: derived_key
@@ -195,42 +279,70 @@ async fn a_new_payment_charges_the_card_once_and_records_the_charge() {
     let s = setup(PoolSize::of(5)).await;
     let first = pay(&s.app, A, "order-1", BODY).await;
 
-    assert_eq!(
-        (first.reply.status, first.replayed),
-        (201, false),
-        "{first:?}"
+    assert!(
+        (first.reply.status, first.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-new-key-is-charged-and-answered-201",
+            got = shown(&first)
+        )
     );
     let charges = s.provider.charges();
-    assert_eq!(charges.len(), 1, "{}", s.charged_twice());
-    assert_ne!(
-        charges[0].idempotency_key, "order-1",
-        "the provider got the client's own key: send it a key derived from client, key and step"
+    assert!(charges.len() == 1, "{}", s.charged_twice());
+    assert!(
+        charges[0].idempotency_key != "order-1",
+        "{}",
+        t!(MESSAGES, "the-provider-got-the-clients-own-key")
     );
-    assert_eq!(
-        charges[0].amount, 100,
-        "the provider charges the body's amount"
+    assert!(
+        charges[0].amount == 100,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-provider-charges-the-bodys-amount",
+            charged = charges[0].amount.to_string()
+        )
     );
-    assert_eq!(
-        s.payment_charge_ids().await,
-        [charges[0].id.clone()],
-        "one payment row, recording the provider's charge id"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == [charges[0].id.clone()],
+        "{}",
+        t!(
+            MESSAGES,
+            "one-payment-row-for-the-charge",
+            charge = &charges[0].id,
+            ids = format!("{ids:?}")
+        )
     );
-    assert_eq!(
+    let finished =
         s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'finished'")
-            .await,
-        1,
-        "the key ends at its last recovery point, 'finished'"
+            .await;
+    assert!(
+        finished == 1,
+        "{}",
+        t!(MESSAGES, "the-key-ends-finished", finished = finished)
     );
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&first.reply, true),
-        "a retry replays the answer"
+    assert!(
+        (&again.reply, again.replayed) == (&first.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&first),
+            retry = shown(&again)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        1,
-        "a finished key replays its stored answer without asking the provider again"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-finished-key-does-not-ask-the-provider",
+            calls = calls
+        )
     );
 }
 // ANCHOR_END: new_payment
@@ -271,11 +383,10 @@ async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
     match (crash, &gate) {
         (DiesAfter::ChargeRecorded, Some(gate)) => gate.wait_until_held(&s.db, 1).await,
         (DiesAfter::Finished, _) => {
-            let lost = within(BOUND, "the first request", request)
-                .await
-                .expect("the request task ends");
+            let what = t!(MESSAGES, "the-first-request");
+            let lost = ended(within(BOUND, &what, request).await);
             pool.close().await;
-            return Some(lost.unwrap_or_else(|e| panic!("the first request failed: {e}")));
+            return Some(answered(&what, lost));
         }
         _ => s.provider.wait_until_held(1).await,
     }
@@ -293,7 +404,7 @@ async fn crashed_request(s: &Setup, crash: DiesAfter) -> Option<Answer> {
     }
     within(
         BOUND,
-        "the dead request's connections to close",
+        &t!(MESSAGES, "closing-the-dead-requests-connections"),
         pool.close(),
     )
     .await;
@@ -326,34 +437,60 @@ async fn a_crash_after_each_phase_is_retried_into_one_charge(
             "provider_calls": s.provider.requests().len(),
         }),
     );
-    assert_eq!(
-        retry.reply.status, 201,
-        "the retry, after the dead request's lease expired, must finish the payment; it got \
-         {:?}. A key left unfinished ('started' or 'charged') whose `locked_until` has passed \
-         belongs to a request that died: take it over (renew its lease) and resume from its \
-         recovery point. Run `cargo workbook hint 11`.",
-        retry.reply
+    assert!(
+        retry.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = retry.reply.shown()
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     if let Some(lost) = lost {
-        assert_eq!(retry.reply, lost.reply, "the retry replays the lost answer");
+        assert!(
+            retry.reply == lost.reply,
+            "{}",
+            t!(
+                MESSAGES,
+                "the-retry-replays-the-lost-answer",
+                lost = lost.reply.shown(),
+                retry = retry.reply.shown()
+            )
+        );
     }
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&retry.reply, true),
-        "every later retry gets the same body"
+    assert!(
+        (&again.reply, again.replayed) == (&retry.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "every-later-retry-gets-the-same-body",
+            before = shown(&retry),
+            again = shown(&again)
+        )
     );
     let charge = s.provider.charges()[0].id.clone();
-    assert_eq!(
-        s.payment_charge_ids().await,
-        [charge],
-        "one payment row, for the one charge"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == [charge.clone()],
+        "{}",
+        t!(
+            MESSAGES,
+            "one-payment-row-for-the-charge",
+            charge = &charge,
+            ids = format!("{ids:?}")
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        provider_calls,
-        "a retry resumes from the key's recovery point: once the charge is recorded \
-         ('charged'), the provider is not asked again"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == provider_calls,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-resumes-from-the-recovery-point",
+            calls = calls,
+            expected = provider_calls
+        )
     );
 }
 // ANCHOR_END: crash
@@ -369,36 +506,58 @@ async fn a_failed_provider_call_is_answered_502_and_the_retry_charges_once(
     let s = setup(PoolSize::of(5)).await;
     s.provider.inject([fault]);
     let first = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        first.reply.status, 502,
-        "the provider did not confirm the charge: answer 502, and let the client retry \
-         with the same key: {first:?}"
+    assert!(
+        first.reply.status == 502,
+        "{}",
+        t!(
+            MESSAGES,
+            "an-unconfirmed-charge-is-answered-502",
+            got = shown(&first)
+        )
     );
-    assert_eq!(
-        first.reply,
-        stage11::provider_failed(),
-        "the provider may have charged: never tell the client nothing was charged"
+    assert!(
+        first.reply == stage11::provider_failed(),
+        "{}",
+        t!(
+            MESSAGES,
+            "never-say-nothing-was-charged",
+            expected = stage11::provider_failed().shown(),
+            got = first.reply.shown()
+        )
     );
     // No lease to wait for: the request that failed let its key go.
     let retry = pay(&s.app, A, "order-1", BODY).await;
 
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "the failed request released its lease (`locked_until = now()`): the retry must take \
-         the unfinished key over at once and finish the payment; it got {:?}. Run `cargo workbook hint 11`.",
-        retry.reply
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-takes-a-released-key-over-at-once",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     let keys = s.provider_keys();
     assert!(
         keys.len() == 2 && keys[0] == keys[1],
-        "the retry sent the provider the first try's key: {keys:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-sends-the-first-tries-key",
+            keys = format!("{keys:?}")
+        )
     );
     let made = s.db.payment_count().await;
     assert!(
         made == 1,
-        "1 payment should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 1,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: provider_faults
@@ -413,16 +572,20 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await })
     };
     s.provider.wait_until_held(1).await;
-    assert_eq!(
+    let started =
         s.db.count(
             "SELECT count(*) FROM idempotency_keys
-             WHERE key = 'order-1' AND recovery_point = 'started'"
+             WHERE key = 'order-1' AND recovery_point = 'started'",
         )
-        .await,
-        1,
-        "while the provider is called, the key must already be committed as 'started' \
-         (phase 1 commits before the call): a call inside the transaction holds the key's \
-         lock and a pooled connection for as long as the provider takes"
+        .await;
+    assert!(
+        started == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-is-committed-started-before-the-call",
+            points = format!("{:?}", s.points().await)
+        )
     );
 
     let duplicates = fire_concurrently(19, |_| {
@@ -438,32 +601,63 @@ async fn duplicates_of_a_request_held_at_the_provider_are_told_409() {
         "stage11.in_flight",
         &serde_json::json!({ "duplicates_409": told_409 }),
     );
-    assert_eq!(
-        told_409, 19,
-        "the key's lease has not expired: its request is alive, and each duplicate is told 409 \
-         without taking it over: {duplicates:?}"
+    assert!(
+        told_409 == 19,
+        "{}",
+        t!(
+            MESSAGES,
+            "duplicates-of-a-live-lease-are-told-409",
+            count = told_409,
+            got = tally(duplicates.iter().map(shown_result))
+        )
     );
     s.provider.release_held();
-    let first = within(BOUND, "the held request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the held request failed: {e}"));
-    assert_eq!(first.reply.status, 201, "{first:?}");
+    let what = t!(MESSAGES, "the-held-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-held-request-pays", got = shown(&first))
+    );
     let retry = pay(&s.app, A, "order-1", BODY).await;
     assert!(
         (&retry.reply, retry.replayed) == (&first.reply, true),
-        "the retry should replay the first answer, marked as replayed: it got {:?}, the first was {:?}",
-        (&retry.reply, retry.replayed),
-        (&first.reply, true)
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&first),
+            retry = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
+    assert!(s.charges() == 1, "{}", s.charged_twice());
     let made = s.db.payment_count().await;
     assert!(
         made == 1,
-        "1 payment should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 1,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: in_flight
+
+/// Answers as a failure message lists them: each different one once, with how
+/// many calls got it (`19 × 409 {...}`).
+fn tally(answers: impl Iterator<Item = String>) -> String {
+    let mut counted = std::collections::BTreeMap::new();
+    for answer in answers {
+        *counted.entry(answer).or_insert(0_usize) += 1;
+    }
+    counted
+        .iter()
+        .map(|(answer, n)| format!("{n} × {answer}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
 
 fn as_reply(answer: Result<Answer, PaymentError>) -> Result<Reply, PaymentError> {
     answer.map(|a| a.reply)
@@ -486,18 +680,31 @@ async fn twenty_concurrent_requests_with_one_key_charge_once() {
         "stage11.burst",
         serde_json::json!({ "charges": s.charges() }),
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(outcome.payments, 1, "{outcome}");
-    assert_eq!(
-        outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::Status(409)),
-        20,
-        "each request gets the payment's 201, or 409 while it is in flight: {outcome}"
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(MESSAGES, "one-key-one-payment", outcome = &said)
+    );
+    assert!(
+        outcome.count(ReplyKind::Status(201)) + outcome.count(ReplyKind::Status(409)) == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "each-request-gets-the-201-or-409",
+            outcome = &said
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, true),
-        "{retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-after-the-burst-replays-the-201",
+            got = shown(&retry)
+        )
     );
 }
 
@@ -509,27 +716,43 @@ async fn the_same_key_from_two_clients_charges_twice() {
     let of_b = stage11::create_payment(&s.app, B, "order-1", BODY).await;
 
     let keys = s.provider_keys();
-    let got = match &of_b {
-        Ok(answer) => format!("status {}", answer.reply.status),
-        Err(e) => e.to_string(),
-    };
     assert!(
         keys.len() == 2 && keys[0] != keys[1],
-        "at the provider, all our clients are one account: A's and B's order-1 must reach it \
-         as two keys (derive the key from the client too), or B is handed A's charge \
-         (B got: {got}); the provider got the keys {keys:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-reach-the-provider-as-two-keys",
+            got = shown_result(&of_b),
+            keys = format!("{keys:?}")
+        )
     );
-    let of_b = of_b.unwrap_or_else(|e| panic!("B's payment failed: {e}"));
-    assert_eq!(
-        (of_a.reply.status, of_b.reply.status),
-        (201, 201),
-        "two clients, two payments: {of_a:?} {of_b:?}"
+    let of_b = answered(&t!(MESSAGES, "bs-payment"), of_b);
+    assert!(
+        (of_a.reply.status, of_b.reply.status) == (201, 201),
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-two-payments",
+            of_a = shown(&of_a),
+            of_b = shown(&of_b)
+        )
     );
-    assert_eq!(s.charges(), 2, "one charge per client");
+    let charges = s.charges();
+    assert!(
+        charges == 2,
+        "{}",
+        t!(MESSAGES, "one-charge-per-client", charges = charges)
+    );
     let made = s.db.payment_count().await;
     assert!(
         made == 2,
-        "2 payments should have been made by now: there are {made}"
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = 2,
+            payments = made
+        )
     );
 }
 // ANCHOR_END: two_clients
@@ -540,14 +763,40 @@ async fn the_same_key_with_another_body_is_refused_without_a_charge() {
     let first = pay(&s.app, A, "order-1", BODY).await;
     let other = pay(&s.app, A, "order-1", r#"{"orderId":1,"amount":999}"#).await;
 
-    assert_eq!(first.reply.status, 201, "{first:?}");
-    assert_eq!(
-        other.reply,
-        Reply::key_reused(),
-        "another body with a used key is refused (422)"
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&first))
     );
-    assert_eq!(s.charges(), 1, "the refused request charges nothing");
-    assert_eq!(s.provider.requests().len(), 1, "nor asks the provider");
+    assert!(
+        other.reply == Reply::key_reused(),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-body-with-a-used-key-is-refused",
+            got = shown(&other)
+        )
+    );
+    let charges = s.charges();
+    assert!(
+        charges == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-charges-nothing",
+            charges = charges
+        )
+    );
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-refused-request-does-not-ask-the-provider",
+            calls = calls
+        )
+    );
 }
 
 // ANCHOR: slow_provider
@@ -572,7 +821,7 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
     let unrelated = as_reply(
         within(
             size.acquire_timeout + BOUND,
-            "the request for another key",
+            &t!(MESSAGES, "the-request-for-another-key"),
             stage11::create_payment(&s.app, A, "other-key", BODY),
         )
         .await,
@@ -584,26 +833,44 @@ async fn a_slow_provider_does_not_starve_requests_for_other_keys() {
     );
     s.provider.release_held();
     for request in slow {
-        let answer = within(BOUND, "a slow request once released", request)
-            .await
-            .expect("the request task ends");
-        assert_eq!(
-            answer.as_ref().map(|a| a.reply.status).ok(),
-            Some(201),
-            "{answer:?}"
+        let answer = ended(
+            within(
+                BOUND,
+                &t!(MESSAGES, "a-slow-request-once-released"),
+                request,
+            )
+            .await,
+        );
+        assert!(
+            answer.as_ref().map(|a| a.reply.status).ok() == Some(201),
+            "{}",
+            t!(
+                MESSAGES,
+                "a-slow-request-pays-once-released",
+                got = shown_result(&answer)
+            )
         );
     }
-    assert_eq!(
-        unrelated,
-        ReplyKind::Status(201),
-        "a request for another key failed while five payments waited for the provider.\n\
-         While it waited: {state}.\n\
-         Each slow payment held a pooled connection (and its key's lock) for as long as the \
-         provider took: the provider was called inside the transaction. Commit the key as \
-         'started' first, call the provider with no connection held, then record. \
-         Run `cargo workbook hint 11`."
+    assert!(
+        unrelated == ReplyKind::Status(201),
+        "{}",
+        t!(
+            MESSAGES,
+            "another-key-is-starved-by-a-slow-provider",
+            got = unrelated.said(),
+            state = &state
+        )
     );
-    assert_eq!(s.charges(), 6, "five slow payments and the other key's");
+    let charges = s.charges();
+    assert!(
+        charges == 6,
+        "{}",
+        t!(
+            MESSAGES,
+            "five-slow-payments-and-the-other-keys",
+            charges = charges
+        )
+    );
 }
 // ANCHOR_END: slow_provider
 
@@ -613,84 +880,125 @@ async fn a_request_that_was_taken_over_writes_nothing() {
     let s = setup(PoolSize::of(5)).await;
     let hash = stage4_hash(BODY);
     let reserve = || stage11::reserve(&s.app, A, "order-1", &hash);
-    let Some(first) = reserve().await.expect("the first reservation") else {
-        panic!("a new key must be reserved (a row comes back)");
+    let Some(first) = ran("reserve", reserve().await) else {
+        panic!("{}", t!(MESSAGES, "a-new-key-is-reserved"));
     };
     // The first request stalls past its lease; a retry takes the key over.
     s.expire_leases().await;
-    let Some(second) = reserve().await.expect("the takeover") else {
-        panic!("a key whose lease expired must be taken over (a row comes back)");
+    let Some(second) = ran("reserve", reserve().await) else {
+        panic!("{}", t!(MESSAGES, "a-dead-key-is-taken-over"));
     };
-    assert_ne!(
-        first.lease, second.lease,
-        "a takeover must give the key a new lease number (bump `lease` in the DO UPDATE): \
-         it is the fencing token that tells the stalled request the key is no longer its own"
+    assert!(
+        first.lease != second.lease,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-takeover-gives-a-new-lease-number",
+            lease = first.lease.0.to_string()
+        )
     );
 
     // The stalled request wakes up, and tries each write it could still make.
     let released = stage11::release(&s.app.pool, A, "order-1", first.lease).await;
-    released.expect("release runs");
-    let duplicate = reserve().await.expect("a duplicate's reservation");
-    assert_eq!(
-        duplicate, None,
-        "the stalled request's release ended the lease of the request that took the key \
-         over: a duplicate then took it over too, while that request was alive. Every write \
-         after the reservation must name its lease (`AND lease = $n`) and change nothing \
-         when the lease is no longer its own."
+    ran("release", released);
+    let duplicate = ran("reserve", reserve().await);
+    assert!(
+        duplicate.is_none(),
+        "{}",
+        t!(MESSAGES, "a-stale-release-ends-the-new-owners-lease")
     );
-    let recorded = stage11::record_charge(&s.app.pool, A, "order-1", first.lease, "ch_stale")
-        .await
-        .expect("record_charge runs");
+    let recorded = ran(
+        "record_charge",
+        stage11::record_charge(&s.app.pool, A, "order-1", first.lease, "ch_stale").await,
+    );
     assert!(
         !recorded,
-        "the stalled request recorded a charge on a key it no longer holds"
+        "{}",
+        t!(MESSAGES, "a-stale-request-records-no-charge")
     );
     let pending = stage11::payment_pending();
     let refused = stage11::payment_refused(402);
     let stale_refusal = stage11::refuse(&s.app.pool, A, "order-1", first.lease, &refused).await;
     let stale_set_aside =
         stage11::set_aside(&s.app.pool, A, "order-1", first.lease, &pending).await;
-    assert_eq!(
-        (
-            stale_refusal.expect("refuse runs"),
-            stale_set_aside.expect("set_aside runs")
-        ),
-        (false, false),
-        "the stalled request stored a final answer on a key it no longer holds"
+    let stored = (
+        ran("refuse", stale_refusal),
+        ran("set_aside", stale_set_aside),
     );
-    assert_eq!(
+    assert!(
+        stored == (false, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-request-stores-no-final-answer",
+            refused = stored.0.to_string(),
+            set_aside = stored.1.to_string()
+        )
+    );
+    let untouched =
         s.db.count(
             "SELECT count(*) FROM idempotency_keys
-             WHERE recovery_point = 'started' AND charge_id IS NULL"
+             WHERE recovery_point = 'started' AND charge_id IS NULL",
         )
-        .await,
-        1,
-        "the key must be as the request that took it over left it"
+        .await;
+    assert!(
+        untouched == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-key-is-as-its-new-owner-left-it",
+            points = format!("{:?}", s.points().await)
+        )
     );
     // The request that took the key over records its charge; the stalled one
     // tries to finish with its own.
     let ours = stage11::record_charge(&s.app.pool, A, "order-1", second.lease, "ch_ours").await;
     assert!(
-        ours.expect("record_charge runs"),
-        "the new owner records its charge"
+        ran("record_charge", ours),
+        "{}",
+        t!(MESSAGES, "the-new-owner-records-its-charge")
     );
     let request = payment_model::PaymentRequest::parse(BODY).expect("the test's body");
-    let stale = stage11::finish(
-        &s.app.pool,
-        A,
-        "order-1",
-        &hash,
-        first.lease,
-        &request,
-        "ch_stale",
-    )
-    .await
-    .expect("finish runs");
-    assert_eq!(
-        (stale.reply, s.db.payment_count().await),
-        (Reply::in_flight(), 0),
-        "the stalled request wrote a payment on a key it no longer holds"
+    let stale = ran(
+        "finish",
+        stage11::finish(
+            &s.app.pool,
+            A,
+            "order-1",
+            &hash,
+            first.lease,
+            &request,
+            "ch_stale",
+        )
+        .await,
     );
+    let payments = s.db.payment_count().await;
+    assert!(
+        (&stale.reply, payments) == (&Reply::in_flight(), 0),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-request-writes-no-payment",
+            got = stale.reply.shown(),
+            payments = payments
+        )
+    );
+}
+
+/// What one of the phases returned, when it must run: it fails the test, naming
+/// the phase (`reserve`, `release`...), when it returned an error.
+fn ran<T>(phase: &str, result: Result<T, PaymentError>) -> T {
+    result.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-phase-failed",
+                phase = phase,
+                error = e.to_string()
+            )
+        )
+    })
 }
 // ANCHOR_END: fencing
 
@@ -715,16 +1023,16 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
     // The first call fails at last: the first request releases its lease, and
     // learns that it was no longer its own.
     s.provider.drop_first_held();
-    let first = within(BOUND, "the first request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
-    assert_eq!(
-        first.reply,
-        Reply::in_flight(),
-        "the first request was taken over: its release changed nothing, and it must answer \
-         from the key (409 while the request that took it over works), not 502 as if the \
-         key were still its own (`release` says whether the lease was still ours)"
+    let what = t!(MESSAGES, "the-first-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-taken-over-answers-from-the-key",
+            got = first.reply.shown()
+        )
     );
 
     let duplicate = pay(&s.app, A, "order-1", BODY).await;
@@ -732,24 +1040,33 @@ async fn a_request_taken_over_does_not_end_the_lease_of_the_request_that_took_th
         "stage11.taken_over_release",
         &serde_json::json!({ "duplicate": duplicate.reply.status }),
     );
-    assert_eq!(
-        duplicate.reply.status, 409,
-        "the request that took the key over is still waiting for the provider's answer, and \
-         its lease is live; yet a duplicate got {:?}. The first request's release ended the \
-         new owner's lease: `release` must name its lease (`AND lease = $n`).",
-        duplicate.reply
+    assert!(
+        duplicate.reply.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-release-lets-a-duplicate-in",
+            got = duplicate.reply.shown()
+        )
     );
     s.provider.release_held();
-    let second = within(BOUND, "the request that took the key over", second)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the request that took the key over failed: {e}"));
-    assert_eq!(second.reply.status, 201, "{second:?}");
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(
-        s.db.payment_count().await,
-        1,
-        "one card charge must be one row in payments: the stale request's release must not let a second payment in"
+    let what = t!(MESSAGES, "the-request-that-took-the-key-over");
+    let second = answered(&what, ended(within(BOUND, &what, second).await));
+    assert!(
+        second.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-new-owner-pays", got = shown(&second))
+    );
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stale-release-lets-no-second-payment-in",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: taken_over_release
@@ -798,28 +1115,52 @@ async fn a_refusal_the_provider_keeps_is_the_keys_final_answer(
         SavedRefusal::Decline => [402, 402, 402],
         SavedRefusal::Error => [502, 202, 202],
     };
-    assert_eq!(
-        statuses, expected,
-        "the provider keeps its answer for the key and replays it to every retry: a refusal \
-         it keeps is final (stored with our key, a 402); an error it keeps leaves the charge \
-         unknown for good (a 202, the key set aside for reconciliation), never a 402 that says \
-         nothing was charged, nor a 502 asking for a retry that can only get the same error. \
-         (A 409 after the first 502 means the retry did not take over the key the failed \
-         request released: see `reserve`.) {answers:?}"
+    assert!(
+        statuses == expected,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-kept-refusal-is-final",
+            expected = format!("{expected:?}"),
+            got = format!("{statuses:?}"),
+            answers = answers.iter().map(shown).collect::<Vec<_>>().join("; ")
+        )
     );
     let last = answers.last().expect("three answers");
-    assert_eq!(
-        (&last.reply, last.replayed),
-        (&answers[answers.len() - 2].reply, true),
-        "the final answer is stored with the key and replayed"
+    let before = &answers[answers.len() - 2];
+    assert!(
+        (&last.reply, last.replayed) == (&before.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-final-answer-is-stored-and-replayed",
+            before = shown(before),
+            last = shown(last)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        provider_calls,
-        "once the refusal is stored, retries replay it without asking the provider"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == provider_calls,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-stored-refusal-is-replayed-without-asking-the-provider",
+            calls = calls,
+            expected = provider_calls
+        )
     );
-    assert_eq!(s.charges(), 0, "nothing was charged");
-    assert_eq!(s.db.payment_count().await, 0, "and no payment was written");
+    let charges = s.charges();
+    assert!(
+        charges == 0,
+        "{}",
+        t!(MESSAGES, "nothing-was-charged", charges = charges)
+    );
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 0,
+        "{}",
+        t!(MESSAGES, "no-payment-was-written", payments = payments)
+    );
 }
 // ANCHOR_END: saved_refusal
 
@@ -835,40 +1176,57 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
     // provider with the same key while the first charge still runs.
     s.expire_leases().await;
     let second = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        s.provider.requests().len(),
-        2,
-        "the retry, once the first request's lease expired, must take the key over and ask \
-         the provider again (see `reserve`); it answered {:?} without calling it",
-        second.reply
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-takes-the-key-over-and-asks-the-provider",
+            got = second.reply.shown()
+        )
     );
-    assert_eq!(
-        second.reply,
-        Reply::in_flight(),
-        "the provider answered 409 (a request with this key is executing there, nothing \
-         saved): the payment is in flight, so answer 409, not 502"
+    assert!(
+        second.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-providers-409-is-answered-409",
+            got = second.reply.shown()
+        )
     );
     s.provider.release_held();
-    let first = within(BOUND, "the first request", first)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the first request failed: {e}"));
-    assert_eq!(
-        first.reply,
-        Reply::in_flight(),
-        "the first request was taken over: it records nothing, and answers from the key"
+    let what = t!(MESSAGES, "the-first-request");
+    let first = answered(&what, ended(within(BOUND, &what, first).await));
+    assert!(
+        first.reply == Reply::in_flight(),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-taken-over-records-nothing",
+            got = first.reply.shown()
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "{retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-later-retry-charges-once-and-pays",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 1, "{}", s.charged_twice());
-    assert_eq!(
-        s.db.payment_count().await,
-        1,
-        "the provider's 409 (its key in flight) must end in one row in payments, not a second payment under another key"
+    assert!(s.charges() == 1, "{}", s.charged_twice());
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-providers-409-ends-in-one-payment",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: provider_409
@@ -878,19 +1236,17 @@ async fn a_charge_still_running_at_the_provider_is_told_409_and_a_later_retry_ch
 async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
     let s = setup(PoolSize::of(5)).await;
     let done = pay(&s.app, A, "order-2", r#"{"orderId":2,"amount":100}"#).await;
-    assert_eq!(done.reply.status, 201, "{done:?}");
+    assert!(
+        done.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&done))
+    );
     // A request dies after recording its charge, and no retry comes for days.
     crashed_request(&s, DiesAfter::ChargeRecorded).await;
     s.expire_leases().await;
     s.age_keys().await;
 
-    let reaped = within(
-        BOUND,
-        "the reaper",
-        stage11::reap(&s.app.pool, &s.app.config),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("the reaper failed: {e}"));
+    let reaped = s.reap().await;
     harness::observe(
         "stage11.reaper",
         &serde_json::json!({
@@ -898,41 +1254,69 @@ async fn the_reaper_deletes_old_finished_keys_and_never_a_charged_one() {
             "stranded": reaped.stranded.len(),
         }),
     );
-    assert_eq!(
+    let charged =
         s.db.count("SELECT count(*) FROM idempotency_keys WHERE recovery_point = 'charged'")
-            .await,
-        1,
-        "the reaper deleted a `charged` key: its charge exists, and the key is the only \
-         record of it. Delete finished keys by age; an unfinished key is for reconciliation"
+            .await;
+    assert!(
+        charged == 1,
+        "{}",
+        t!(MESSAGES, "the-reaper-keeps-a-charged-key")
     );
-    assert_eq!(
-        reaped.deleted, 1,
-        "the old finished key is deleted: {reaped:?}"
+    assert!(
+        reaped.deleted == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-finished-key-is-deleted",
+            deleted = reaped.deleted
+        )
     );
     let keys: Vec<_> = reaped.stranded.iter().map(|k| k.key.as_str()).collect();
-    assert_eq!(
-        keys,
-        ["order-1"],
-        "the charged key past its lease is listed for reconciliation"
+    assert!(
+        keys == ["order-1"],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-charged-key-is-listed-for-reconciliation",
+            keys = format!("{keys:?}")
+        )
     );
 
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, retry.replayed),
-        (201, false),
-        "the kept `charged` key, its lease long expired, must be taken over by the retry and \
-         finished: {retry:?}"
+    assert!(
+        (retry.reply.status, retry.replayed) == (201, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-kept-charged-key-is-taken-over-and-finished",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(s.charges(), 2, "the old finished payment's and this one's");
-    assert_eq!(
-        s.provider.requests().len(),
-        2,
-        "the retry resumed from `charged`: it did not ask the provider again"
+    let charges = s.charges();
+    assert!(
+        charges == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-payments-charge-and-this-ones",
+            charges = charges
+        )
     );
-    assert_eq!(
-        s.db.payment_count().await,
-        2,
-        "two rows in payments: the old finished payment's and the retry's, finished from `charged` without a second charge"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 2,
+        "{}",
+        t!(MESSAGES, "the-retry-resumed-from-charged", calls = calls)
+    );
+    let payments = s.db.payment_count().await;
+    assert!(
+        payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-old-payment-and-the-retrys",
+            payments = payments
+        )
     );
 }
 // ANCHOR_END: reaper
@@ -946,25 +1330,42 @@ async fn a_key_finished_today_replays_for_the_whole_retention_however_old_it_is(
     s.expire_leases().await;
     s.age_keys().await;
     let finished = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(finished.reply.status, 201, "{finished:?}");
+    assert!(
+        finished.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = finished.reply.shown()
+        )
+    );
 
     let reaped = s.reap().await;
-    assert_eq!(
-        reaped.deleted, 0,
-        "the reaper deleted a key finished a moment ago, because it was first used two days \
-         ago: retention is how long a finished key replays its answer, so it counts from \
-         when the key finished (`finished_at`), not from `created_at`"
+    assert!(
+        reaped.deleted == 0,
+        "{}",
+        t!(MESSAGES, "retention-counts-from-finished-at")
     );
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&finished.reply, true),
-        "the finished key replays its answer"
+    assert!(
+        (&again.reply, again.replayed) == (&finished.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&finished),
+            retry = shown(&again)
+        )
     );
-    assert_eq!(
-        s.provider.requests().len(),
-        1,
-        "without asking the provider"
+    let calls = s.provider.requests().len();
+    assert!(
+        calls == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-finished-key-does-not-ask-the-provider",
+            calls = calls
+        )
     );
 }
 // ANCHOR_END: retention_from_finish
@@ -983,6 +1384,17 @@ enum ReusedWith {
     SameBodyProviderForgot,
 }
 
+impl ReusedWith {
+    /// The case as the messages name it (a selector of theirs).
+    fn id(self) -> &'static str {
+        match self {
+            Self::SameBody => "same-body",
+            Self::AnotherAmount => "another-amount",
+            Self::SameBodyProviderForgot => "same-body-provider-forgot",
+        }
+    }
+}
+
 // ANCHOR: reused_key
 #[rstest]
 #[case::the_same_body(ReusedWith::SameBody)]
@@ -992,9 +1404,18 @@ enum ReusedWith {
 async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse: ReusedWith) {
     let s = setup(PoolSize::of(5)).await;
     let first = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(first.reply.status, 201, "{first:?}");
+    assert!(
+        first.reply.status == 201,
+        "{}",
+        t!(MESSAGES, "the-first-request-pays", got = shown(&first))
+    );
     s.age_keys().await;
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     if let ReusedWith::SameBodyProviderForgot = reuse {
         s.provider.forget_keys();
     }
@@ -1005,16 +1426,19 @@ async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse:
 
     let reused = within(
         BOUND,
-        "create_payment with the reused key",
+        &t!(MESSAGES, "create-payment-with-the-reused-key"),
         stage11::create_payment(&s.app, A, "order-1", body),
     )
     .await
     .unwrap_or_else(|e| {
         panic!(
-            "the key used again after the reaper deleted it failed: {e}. The provider was sent \
-             the key it already knows (keys {:?}): it replayed the first payment's charge, which \
-             already has its payment row, or refused the other amount",
-            s.provider_keys()
+            "{}",
+            t!(
+                MESSAGES,
+                "the-reused-key-failed",
+                error = e.to_string(),
+                keys = format!("{:?}", s.provider_keys())
+            )
         )
     });
     let again = pay(&s.app, A, "order-1", body).await;
@@ -1026,23 +1450,40 @@ async fn a_key_used_again_after_the_reaper_deleted_it_is_answered(#[case] reuse:
             (2, 2, (&reused.reply, false))
         }
     };
-    assert_eq!(
-        (reused.reply.status, s.charges(), s.db.payment_count().await),
-        (201, charges, payments),
-        "{reuse:?}: the key used again got {reused:?}; the provider received the keys {:?}. \
-         Derive the provider key from the body's hash too (another body is another payment), \
-         and let `finish` answer a charge that already has its payment row with that payment",
-        s.provider_keys()
+    let made = (reused.reply.status, s.charges(), s.db.payment_count().await);
+    assert!(
+        made == (201, charges, payments),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reused-key-is-paid-once",
+            reuse = reuse.id(),
+            got = shown(&reused),
+            charges = made.1,
+            payments = made.2,
+            keys = format!("{:?}", s.provider_keys())
+        )
     );
-    assert_eq!(
-        (&reused.reply, reused.replayed),
-        answer,
-        "{reuse:?}: the answer"
+    assert!(
+        (&reused.reply, reused.replayed) == answer,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-reused-key-gets-its-answer",
+            reuse = reuse.id(),
+            got = shown(&reused),
+            first = shown(&first)
+        )
     );
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&reused.reply, true),
-        "its retry replays it"
+    assert!(
+        (&again.reply, again.replayed) == (&reused.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-retry-replays-the-answer",
+            first = shown(&reused),
+            retry = shown(&again)
+        )
     );
 }
 // ANCHOR_END: reused_key
@@ -1058,22 +1499,37 @@ async fn a_dead_requests_key_is_not_taken_over_with_another_body(#[case] crash: 
     s.expire_leases().await;
 
     let other = pay(&s.app, A, "order-1", OTHER_AMOUNT).await;
-    assert_eq!(
-        (other.reply, s.charges()),
-        (Reply::key_reused(), 1),
-        "the dead request charged 100 with this key; a retry with amount 999 took its key over. \
-         A takeover is for a retry of the same request: `AND k.body_hash = EXCLUDED.body_hash`"
+    let charges = s.charges();
+    assert!(
+        (&other.reply, charges) == (&Reply::key_reused(), 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-dead-key-is-not-taken-over-with-another-body",
+            got = shown(&other),
+            charges = charges
+        )
     );
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (retry.reply.status, &retry.reply.body["amount"]),
-        (201, &serde_json::json!(100)),
-        "the retry with the first body finishes the payment: {retry:?}"
+    assert!(
+        (retry.reply.status, &retry.reply.body["amount"]) == (201, &serde_json::json!(100)),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-with-the-first-body-finishes-the-payment",
+            got = shown(&retry)
+        )
     );
-    assert_eq!(
-        (s.charges(), s.db.payment_count().await),
-        (1, 1),
-        "one charge, one payment"
+    let made = (s.charges(), s.db.payment_count().await);
+    assert!(
+        made == (1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "one-charge-one-payment",
+            charges = made.0,
+            payments = made.1
+        )
     );
 }
 // ANCHOR_END: another_body_after_a_crash
@@ -1091,24 +1547,38 @@ async fn a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_
 
     let retry = pay(&s.app, A, "order-1", BODY).await;
     let again = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (s.charges(), s.provider.requests().len()),
-        (1, 1),
-        "the retry asked the provider again about a key it may have forgotten (it answered \
-         {:?}): the card was charged twice. Take a `started` key over only while the provider \
-         still remembers its key: `k.created_at > now() - $5::interval` \
-         (`app.config.resume_window_interval()`)",
-        retry.reply
+    let asked = (s.charges(), s.provider.requests().len());
+    assert!(
+        asked == (1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-forgotten-key-is-not-asked-again",
+            got = retry.reply.shown(),
+            charges = asked.0,
+            calls = asked.1
+        )
     );
-    assert_eq!(
-        (&retry.reply, retry.replayed),
-        (&stage11::payment_pending(), false),
-        "the key is set aside for reconciliation, and the client is told so (202)"
+    let pending = stage11::payment_pending();
+    assert!(
+        (&retry.reply, retry.replayed) == (&pending, false),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-forgotten-key-is-set-aside",
+            expected = pending.shown(),
+            got = shown(&retry)
+        )
     );
-    assert_eq!(
-        (&again.reply, again.replayed),
-        (&retry.reply, true),
-        "every later retry replays it"
+    assert!(
+        (&again.reply, again.replayed) == (&retry.reply, true),
+        "{}",
+        t!(
+            MESSAGES,
+            "every-later-retry-gets-the-same-body",
+            before = shown(&retry),
+            again = shown(&again)
+        )
     );
     let reaped = s.reap().await;
     let listed: Vec<_> = reaped
@@ -1116,10 +1586,14 @@ async fn a_started_key_the_provider_may_have_forgotten_is_set_aside_not_charged_
         .iter()
         .map(|k| (k.key.as_str(), k.recovery_point.as_str()))
         .collect();
-    assert_eq!(
-        listed,
-        [("order-1", "unknown")],
-        "and the reaper lists it for reconciliation"
+    assert!(
+        listed == [("order-1", "unknown")],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-reaper-lists-the-set-aside-key",
+            listed = format!("{listed:?}")
+        )
     );
 }
 // ANCHOR_END: forgotten_key
@@ -1135,37 +1609,49 @@ async fn a_request_that_outlived_its_key_writes_nothing_into_the_keys_next_use()
     s.provider.wait_until_held(1).await;
     s.expire_leases().await;
     let paid = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(paid.reply.status, 201, "{paid:?}");
+    assert!(
+        paid.reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-of-a-dead-request-finishes-the-payment",
+            got = paid.reply.shown()
+        )
+    );
     // Days later the key is reaped, and the client uses it again for another
     // payment, whose charge is made, its answer on the way.
     s.age_keys().await;
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     s.provider.inject([ProviderFault::AnswerLate]);
     let next = spawn_pay(&s.app, OTHER_AMOUNT);
     s.provider.wait_until_held_by(2, &next).await;
 
     // A wakes up at last: the provider replays the first payment's charge to it.
     s.provider.release_first_held();
-    let stalled = within(BOUND, "the stalled request", stalled)
-        .await
-        .expect("the request task ends");
+    let stalled = ended(within(BOUND, &t!(MESSAGES, "the-stalled-request"), stalled).await);
     s.provider.release_held();
-    let next = within(BOUND, "the key's next use", next)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| panic!("the key's next use failed: {e}"));
-    assert_eq!(
-        (next.reply.status, &next.reply.body["amount"]),
-        (201, &serde_json::json!(999)),
-        "the key's next use must be paid with its own charge; the request that outlived the \
-         key's first use (it answered {stalled:?}) wrote into it. A lease number must never \
-         be given twice, not even to a key reaped and used again: \
-         `lease = nextval('idempotency_key_leases')`"
+    let what = t!(MESSAGES, "the-keys-next-use");
+    let next = answered(&what, ended(within(BOUND, &what, next).await));
+    assert!(
+        (next.reply.status, &next.reply.body["amount"]) == (201, &serde_json::json!(999)),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-that-outlived-its-key-writes-nothing",
+            got = shown(&next),
+            stalled = shown_result(&stalled)
+        )
     );
-    assert_eq!(
-        s.payment_charge_ids().await,
-        ["ch_1", "ch_2"],
-        "one payment per charge"
+    let ids = s.payment_charge_ids().await;
+    assert!(
+        ids == ["ch_1", "ch_2"],
+        "{}",
+        t!(MESSAGES, "one-payment-per-charge", ids = format!("{ids:?}"))
     );
 }
 // ANCHOR_END: outlived_key
@@ -1206,26 +1692,43 @@ async fn a_key_reaped_between_its_reservation_and_its_read_is_reserved_anew() {
     let app = app_on(&s.provider, pool);
     let retry =
         tokio::spawn(async move { stage11::create_payment(&app, A, "order-1", BODY).await });
-    within(BOUND, "the retry to read the key", paused.notified()).await;
+    within(
+        BOUND,
+        &t!(MESSAGES, "the-retry-reading-the-key"),
+        paused.notified(),
+    )
+    .await;
     // The reaper deletes the key now.
-    assert_eq!(s.reap().await.deleted, 1, "the key is past its retention");
+    let deleted = s.reap().await.deleted;
+    assert!(
+        deleted == 1,
+        "{}",
+        t!(MESSAGES, "the-key-is-past-its-retention", deleted = deleted)
+    );
     go.notify_one();
 
-    let retry = within(BOUND, "the retry", retry)
-        .await
-        .expect("the request task ends")
-        .unwrap_or_else(|e| {
-            panic!(
-                "the key was reaped between the retry's reservation and its read of the \
-                 key's answer, and the retry failed: {e}. A key the reaper deleted is no key: \
-                 reserve it anew"
+    let retry = ended(within(BOUND, &t!(MESSAGES, "the-retry"), retry).await).unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "a-key-reaped-under-a-read-is-reserved-anew",
+                error = e.to_string()
             )
-        });
-    assert_eq!(
-        (&retry.reply, s.charges(), s.db.payment_count().await),
-        (&first.reply, 1, 1),
-        "reserved anew, the key sends the provider the same derived key, which replays the \
-         first charge: the first payment's answer"
+        )
+    });
+    let made = (s.charges(), s.db.payment_count().await);
+    assert!(
+        (&retry.reply, made.0, made.1) == (&first.reply, 1, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "reserved-anew-the-key-replays-the-first-charge",
+            first = shown(&first),
+            got = shown(&retry),
+            charges = made.0,
+            payments = made.1
+        )
     );
 }
 // ANCHOR_END: reaped_under_a_read
@@ -1244,6 +1747,18 @@ enum Meaning {
     Unknown,
     /// The provider's final refusal for the key: nothing was charged (402).
     Refused,
+}
+
+impl Meaning {
+    /// The meaning as the messages name it (a selector of theirs).
+    fn id(self) -> &'static str {
+        match self {
+            Self::Charged => "charged",
+            Self::NotChargedRetry => "not-charged-retry",
+            Self::Unknown => "unknown",
+            Self::Refused => "refused",
+        }
+    }
 }
 
 // ANCHOR: provider_answers
@@ -1286,35 +1801,62 @@ async fn each_provider_answer_is_read_for_what_it_says_about_the_card(
         Meaning::Unknown => ([202, 202, 202], 1, charged, 0),
         Meaning::Refused => ([502, 402, 402], 2, 0, 0),
     };
-    assert_eq!(
-        (
-            statuses,
-            s.provider.requests().len(),
-            s.charges(),
-            s.db.payment_count().await
-        ),
-        (expected, calls, charges, payments),
-        "{fault:?} means {meaning:?}: the client must get {expected:?} (statuses), the provider \
-         {calls} call(s), the card {charges} charge(s). The answers were {:?}",
-        [&first.reply, &retry.reply, &again.reply]
+    let got = (
+        statuses,
+        s.provider.requests().len(),
+        s.charges(),
+        s.db.payment_count().await,
+    );
+    assert!(
+        got == (expected, calls, charges, payments),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-provider-answer-read-for-what-it-says",
+            fault = format!("{fault:?}"),
+            meaning = meaning.id(),
+            expected = format!("{expected:?}"),
+            calls = calls,
+            charges = charges,
+            payments = payments,
+            got = format!("{:?}", got.0),
+            got_calls = got.1,
+            got_charges = got.2,
+            got_payments = got.3,
+            answers = [&first, &retry, &again].map(shown).join("; ")
+        )
     );
     if meaning == Meaning::NotChargedRetry {
-        assert_eq!(
-            first.reply,
-            stage11::provider_not_charged(),
-            "nothing was charged: say so, and ask for a retry with the same key"
+        let not_charged = stage11::provider_not_charged();
+        assert!(
+            first.reply == not_charged,
+            "{}",
+            t!(
+                MESSAGES,
+                "nothing-was-charged-say-so",
+                expected = not_charged.shown(),
+                got = first.reply.shown()
+            )
         );
     }
     if meaning == Meaning::Unknown {
-        assert_eq!(
-            (&again.reply, again.replayed, s.points().await),
-            (
-                &stage11::payment_pending(),
-                true,
-                vec![("order-1".to_owned(), "unknown".to_owned())]
-            ),
-            "the charge is unknown for good: the key is set aside (`unknown`) and its pending \
-             answer replayed, never a 402 that tells the client nothing was charged"
+        let points = s.points().await;
+        let pending = stage11::payment_pending();
+        assert!(
+            (&again.reply, again.replayed, &points)
+                == (
+                    &pending,
+                    true,
+                    &vec![("order-1".to_owned(), "unknown".to_owned())]
+                ),
+            "{}",
+            t!(
+                MESSAGES,
+                "an-unknown-charge-is-set-aside",
+                expected = pending.shown(),
+                got = shown(&again),
+                points = format!("{points:?}")
+            )
         );
     }
 }
@@ -1327,17 +1869,27 @@ async fn the_provider_client_returns_the_charge_id_or_why_there_is_none() {
         .inject([ProviderFault::Pass, ProviderFault::Decline]);
     let charged = s.app.provider.charge("key-1", 100).await;
     let declined = s.app.provider.charge("key-2", 100).await;
-    assert_eq!(
-        charged.ok().as_deref(),
-        Some("ch_1"),
-        "the charge's id, from the provider's answer"
+    let got = format!("{charged:?}");
+    assert!(
+        charged.ok().as_deref() == Some("ch_1"),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-charges-id-from-the-providers-answer",
+            got = got
+        )
     );
     assert!(
         matches!(
             declined,
             Err(stage11::ProviderError::Declined { status: 402, .. })
         ),
-        "a declined card is the provider's final refusal: {declined:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-declined-card-is-a-final-refusal",
+            got = format!("{declined:?}")
+        )
     );
 }
 
@@ -1349,11 +1901,17 @@ async fn an_answer_marked_idempotent_replayed_false_is_not_a_replay() {
     s.provider.inject([ProviderFault::FailBeforeCharging]);
     let first = pay(&s.app, A, "order-1", BODY).await;
     let retry = pay(&s.app, A, "order-1", BODY).await;
-    assert_eq!(
-        (first.reply.status, retry.reply.status, s.charges()),
-        (502, 201, 1),
-        "the provider's 503 said `Idempotent-Replayed: false`: it is no saved answer, and the \
-         retry must charge (got {first:?}, then {retry:?})"
+    let charges = s.charges();
+    assert!(
+        (first.reply.status, retry.reply.status, charges) == (502, 201, 1),
+        "{}",
+        t!(
+            MESSAGES,
+            "replayed-false-is-not-a-replay",
+            first = shown(&first),
+            retry = shown(&retry),
+            charges = charges
+        )
     );
 }
 // ANCHOR_END: replayed_false

@@ -143,3 +143,37 @@ fn every_catalogue_has_its_portuguese_twin_with_the_same_messages() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// CLDR's Portuguese puts 0 in the `one` category (as 1), so `[one] 1 pagamento`
+/// would say "1" of no payment: a Portuguese catalogue picks the exact number,
+/// `[1]`, as runner.ftl's header says.
+#[test]
+fn no_portuguese_catalogue_says_one_of_zero() {
+    let mut catalogues = Vec::new();
+    english_catalogues(&workspace(), &mut catalogues);
+    let mut problems = Vec::new();
+    for english in &catalogues {
+        let twin = english
+            .parent()
+            .and_then(Path::parent)
+            .expect("locales/")
+            .join("pt-BR")
+            .join(english.file_name().expect("a file"));
+        let text = std::fs::read_to_string(&twin).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            let variant = line.trim_start().trim_start_matches('*');
+            if variant.starts_with("[one]") {
+                problems.push(format!(
+                    "{}:{}: `[one]` (say `[1]`)",
+                    twin.strip_prefix(workspace()).unwrap_or(&twin).display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "a Portuguese variant `[one]` is also chosen for 0:\n{}",
+        problems.join("\n")
+    );
+}

@@ -785,6 +785,13 @@ struct Supervised {
 /// Every supervisor this process started, by id: the tests' cluster, and any
 /// [`LocalCluster`] a benchmark starts beside it.
 static SUPERVISORS: Mutex<Vec<(u64, Child)>> = Mutex::new(Vec::new());
+
+/// Held while a cluster's directory is being made, until its supervisor is told
+/// to start the server. The process may end meanwhile on another thread (a
+/// runner that starts its server early and exits at once): at exit, the
+/// supervisors are stopped only once the copy is done, or the copy would go on
+/// writing into the directory after its supervisor had removed it.
+static MAKING_A_DIRECTORY: Mutex<()> = Mutex::new(());
 static NEXT_SUPERVISOR: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Supervised {
@@ -801,6 +808,9 @@ impl Supervised {
         prepare: Prepare<'_>,
     ) -> Result<Self, LocalError> {
         use std::os::unix::process::CommandExt;
+        let making = MAKING_A_DIRECTORY
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
@@ -847,6 +857,7 @@ impl Supervised {
             let (_, child) = all.iter_mut().find(|(each, _)| *each == id)?;
             child.stdin.as_mut()?.write_all(b"go\n").ok()
         });
+        drop(making);
         let mut first = String::new();
         if let (Some(()), Some(stdout)) = (told, stdout) {
             let _ = BufReader::new(stdout).read_line(&mut first);
@@ -928,6 +939,9 @@ fn stop_supervisor(id: u64) {
 
 /// At exit: every supervisor still running, each given its bounded wait.
 fn stop_every_supervisor() {
+    let _made = MAKING_A_DIRECTORY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let all = SUPERVISORS
         .lock()
         .map(|mut all| std::mem::take(&mut *all))

@@ -22,6 +22,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use l10n::t;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -208,15 +209,27 @@ impl FakeProvider {
             }
             if ended() {
                 panic!(
-                    "request {n} ended without being held at the fake provider ({held} held): \
-                     it never called the provider, and answered from the database instead"
+                    "{}",
+                    t!(
+                        crate::messages::MESSAGES,
+                        "provider-request-not-held",
+                        number = n,
+                        held = held
+                    )
                 );
             }
             if Instant::now() > deadline {
                 panic!(
-                    "waited {:.0} s for {n} request(s) to be held at the fake provider, saw {held}: \
-                     did the route call the provider (POST /charges on the URL it was given)?",
-                    CONDITION_BOUND.as_secs_f64()
+                    "{}",
+                    t!(
+                        crate::messages::MESSAGES,
+                        "provider-waited-held",
+                        seconds = crate::messages::MESSAGES
+                            .current()
+                            .decimal(CONDITION_BOUND.as_secs_f64(), 0),
+                        count = n,
+                        held = held
+                    )
                 );
             }
             // Polling a condition, bounded by the deadline above: not timing a race.

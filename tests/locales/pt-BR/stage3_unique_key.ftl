@@ -3,12 +3,10 @@
 # resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [0] nenhum pagamento deveria ter sido feito
-    [one] 1 pagamento deveria ter sido feito
-   *[other] { $wanted } pagamentos deveriam ter sido feitos
-} até aqui: { $payments ->
-    [0] não há nenhum
-    [one] há 1
+    [1] 1 pagamento deveria
+   *[other] { $wanted } pagamentos deveriam
+} ter sido feitos até aqui: { $payments ->
+    [1] há 1
    *[other] há { $payments }
 }
 twenty-requests-with-one-key-pay-once = 20 pedidos com uma chave têm de pagar uma vez: { $outcome }
@@ -19,18 +17,16 @@ a-retry-gets-the-stored-answer-byte-for-byte = uma nova tentativa tem de receber
 two-keys-are-two-payments = duas chaves são duas operações, logo dois pagamentos: os dois receberam o id de pagamento { $id }
 a-failed-payment-fails-the-call = o INSERT do pagamento falha, então create_payment tem de falhar: retornou { $got }
 the-failed-payments-key-is-rolled-back = a chave foi reservada na mesma transação do pagamento que falhou, então tem de ser desfeita (rollback) junto com ele, e { $keys ->
-    [one] 1 linha de chave ficou
+    [1] 1 linha de chave ficou
    *[other] { $keys } linhas de chave ficaram
 } para trás; uma chave deixada para trás recusaria toda nova tentativa
 the-retry-pays-once-payments-work = quando os pagamentos voltam a funcionar, a nova tentativa com a mesma chave tem de pagar: recebeu { $got }
 a-failed-answer-fails-the-call = guardar a resposta falha, então create_payment tem de falhar: retornou { $got }
 the-payment-and-its-answer-commit-together = o pedido morreu antes de a resposta ser guardada, e mesmo assim sobraram { $payments ->
-    [0] 0 pagamentos
-    [one] 1 pagamento
+    [1] 1 pagamento
    *[other] { $payments } pagamentos
 } e { $keys ->
-    [0] 0 linhas de chave
-    [one] 1 linha de chave
+    [1] 1 linha de chave
    *[other] { $keys } linhas de chave
 }: o pagamento e a resposta têm de ser confirmados (commit) numa ÚNICA transação. Um pagamento confirmado antes da resposta deixa uma chave que responde 409 a toda nova tentativa, para sempre (rode `cargo workbook hint 3`)
 the-retry-pays-once-answers-are-stored = quando o servidor volta a guardar respostas, a nova tentativa tem de pagar: recebeu { $got }

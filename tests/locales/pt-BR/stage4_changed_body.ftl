@@ -3,12 +3,10 @@
 # linha do resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [0] nenhum pagamento deveria ter sido feito
-    [one] 1 pagamento deveria ter sido feito
-   *[other] { $wanted } pagamentos deveriam ter sido feitos
-} até aqui: { $payments ->
-    [0] não há nenhum
-    [one] há 1
+    [1] 1 pagamento deveria
+   *[other] { $wanted } pagamentos deveriam
+} ter sido feitos até aqui: { $payments ->
+    [1] há 1
    *[other] há { $payments }
 }
 the-first-request-must-pay = o primeiro pedido tem de pagar, e falhou: { $error }
@@ -26,8 +24,7 @@ the-first-request-is-answered-201 = o primeiro pedido tem de ser respondido com 
 another-body-is-refused-with-422 = a chave foi usada com outro corpo: o pedido tem de ser recusado com 422; recebeu { $got }
 the-problems-title-says-what-went-wrong = o título do corpo do problema tem de dizer o que deu errado ("{ $title }"): recebeu { $got }
 the-refused-request-pays-nothing = o pedido recusado não pode pagar nada: { $payments ->
-    [0] não há nenhum pagamento
-    [one] há 1 pagamento
+    [1] há 1 pagamento
    *[other] há { $payments } pagamentos
 }, não 1
 the-refusal-changed-nothing = a recusa não muda nada: o corpo original, enviado de novo, tem de continuar repetindo o 201 dele; o primeiro recebeu { $first }, o original enviado de novo { $replay }
@@ -35,7 +32,7 @@ another-order-is-refused-with-422 = a chave foi usada para o pedido de compra 1 
 the-same-body-written-differently-replays-the-201 = { $body } quer dizer o mesmo que o primeiro corpo, então tem de repetir o 201, e não ser recusado: o primeiro recebeu { $first }, este { $again }
 an-invalid-body-is-refused = um corpo que não é um pagamento tem de ser recusado (PaymentError::InvalidBody) antes de qualquer gravação: recebeu { $got }
 no-key-is-reserved-for-an-invalid-body = um corpo que não é um pagamento não pode reservar chave nenhuma: { $keys ->
-    [one] 1 linha de chave foi gravada
+    [1] 1 linha de chave foi gravada
    *[other] { $keys } linhas de chave foram gravadas
 }
 one-key-one-payment = uma chave, um pagamento: { $outcome }

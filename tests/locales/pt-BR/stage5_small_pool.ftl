@@ -17,8 +17,7 @@ duplicates-of-a-slow-request-are-answered-while-it-is-held = enquanto o primeiro
 duplicates-of-a-slow-request-are-told-409 = enquanto o primeiro pedido ainda estava em andamento, cada uma das 19 duplicatas dele deveria ouvir 409 (tente mais tarde) dentro da espera limitada; { $count } ouviram. Rode `cargo workbook hint 5`.
 the-slow-request-completes-once-let-go = o próprio pedido lento tem de terminar quando liberado: recebeu { $got }
 the-slow-request-and-the-other-key-pay = o pedido lento e o da outra chave têm de pagar uma vez cada, dois pagamentos: { $payments ->
-    [0] não foi feito nenhum pagamento
-    [one] foi feito 1 pagamento
+    [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }
 a-new-key-is-answered-201 = um pedido com uma chave nova tem de ser respondido com 201: recebeu { $got }

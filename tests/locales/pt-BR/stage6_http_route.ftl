@@ -1,24 +1,24 @@
 # O que tests/stage6_http_route.rs diz, em português do Brasil. Mesmos ids que
 # ../en/stage6_http_route.ftl; os fatos (números, respostas, chaves, status,
-# cabeçalhos, tipos de problema) são argumentos. Em pt, 0 cai na forma [one]
-# das regras de plural: as contagens que podem ser 0 têm a variante [0].
+# cabeçalhos, tipos de problema) são argumentos. Os plurais vão pelo número
+# exato ([0], [1]), nunca por [one], que no português do CLDR também pega o 0.
 
 payments-made-by-now = { $wanted ->
     [0] nenhum pagamento deveria ter sido feito
-    [one] 1 pagamento deveria ter sido feito
+    [1] 1 pagamento deveria ter sido feito
    *[other] { $wanted } pagamentos deveriam ter sido feitos
 } até aqui: { $payments ->
     [0] não há nenhum
-    [one] há 1
+    [1] há 1
    *[other] há { $payments }
 }
 a-refusal-is-a-problem = uma recusa é um problema da RFC 9457: o Content-Type tem de ser "{ $wanted }", e é "{ $got }"
 a-refused-request-pays-nothing = um pedido recusado não pode pagar nada, e mesmo assim { $payments ->
-    [one] foi feito 1 pagamento
+    [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }: recuse antes de chamar create_payment
 a-refused-request-stores-no-key = um pedido recusado não pode guardar chave nenhuma, e mesmo assim { $keys ->
-    [one] foi gravada 1 linha de chave
+    [1] foi gravada 1 linha de chave
    *[other] foram gravadas { $keys } linhas de chave
 }: recuse antes de chamar create_payment
 every-request-gets-the-201 = os 20 pedidos mandam uma só chave e um só corpo, então cada um tem de receber um 201: o primeiro porque pagou, os outros 19 porque recebem a resposta dele repetida. Receberam { $statuses }
@@ -26,7 +26,7 @@ the-twenty-answers-are-identical = as 20 respostas têm de ser idênticas, no st
 a-payment-is-answered-in-json = um pagamento é respondido em JSON: o Content-Type da resposta tem de ser "{ $wanted }", e é "{ $got }"
 one-key-one-payment = uma chave, um pagamento: { $payments ->
     [0] não foi feito nenhum pagamento
-    [one] foi feito 1 pagamento
+    [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }
 the-first-request-is-answered-201 = o primeiro pedido tem de ser respondido com 201: recebeu { $got }

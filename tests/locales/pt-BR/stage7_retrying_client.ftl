@@ -1,15 +1,16 @@
 # O que tests/stage7_retrying_client.rs diz, em português do Brasil. Mesmos ids
 # que ../en/stage7_retrying_client.ftl; os fatos (números, chaves, respostas,
-# erros, as tentativas que o proxy viu) são argumentos. Em pt, 0 cai na forma
-# [one] das regras de plural: as contagens que podem ser 0 têm a variante [0].
+# erros, as tentativas que o proxy viu) são argumentos. Os plurais vão pelo
+# número exato ([0], [1]), nunca por [one], que no português do CLDR também
+# pega o 0.
 
 payments-made-by-now = { $wanted ->
     [0] nenhum pagamento deveria ter sido feito
-    [one] 1 pagamento deveria ter sido feito
+    [1] 1 pagamento deveria ter sido feito
    *[other] { $wanted } pagamentos deveriam ter sido feitos
 } até aqui: { $payments ->
     [0] não há nenhum
-    [one] há 1
+    [1] há 1
    *[other] há { $payments }
 }
 
@@ -36,12 +37,12 @@ pay-succeeds-on-a-retry = pay() deveria dar certo numa nova tentativa depois de 
 pay-ends-with-the-payments-201 = depois de { $fault }, pay() tem de terminar com o 201 do pagamento: retornou { $got }
 a-broken-first-try-is-retried = { $fault } na primeira tentativa exige pelo menos uma nova tentativa, e o proxy viu { $count ->
     [0] nenhuma tentativa
-    [one] 1 tentativa
+    [1] 1 tentativa
    *[other] { $count } tentativas
 }: { $tries }
 however-many-tries-one-payment = { $fault }: não importa quantas tentativas chegaram ao servidor, elas têm de fazer um pagamento, e { $payments ->
     [0] não foi feito nenhum
-    [one] foi feito 1
+    [1] foi feito 1
    *[other] foram feitos { $payments }
 }. Toda tentativa tem de enviar a chave do Payment recebido, sempre a mesma (rode `cargo workbook hint 7`). As tentativas: { $tries }
 every-try-sends-the-payments-key = toda tentativa tem de enviar a Idempotency-Key do pagamento, { $key }: { $tries }
@@ -51,7 +52,7 @@ a-refusal-is-an-answer = um 400 é uma resposta, e definitiva: pay() tem de reto
 an-amount-of-0-is-refused = um valor 0 é recusado com 400: pay() retornou { $got }
 a-refusal-is-not-retried = um 4xx que não seja 408, 409 ou 429 é definitivo: uma nova tentativa receberia a mesma recusa. O proxy viu { $count ->
     [0] nenhuma tentativa
-    [one] 1 tentativa
+    [1] 1 tentativa
    *[other] { $count } tentativas
 }: { $tries }
 pay-gives-up-after-four-tries = todos os pedidos se perderam: depois de 4 tentativas, pay() tem de desistir com PayError::GaveUp, attempts: 4 e a chave do pagamento, { $key }; retornou { $got }
@@ -76,7 +77,7 @@ pay-again = pay() de novo
 paying-again-is-answered = ao pagar de novo com a chave que o erro devolveu, pay() deveria receber uma resposta: retornou o erro { $error }
 paying-again-with-the-key-replays-the-payment = a primeira tentativa pagou, e a resposta dela se perdeu; pago de novo com a mesma chave, o pagamento tem a resposta repetida, e não é feito de novo. { $payments ->
     [0] Não foi feito nenhum pagamento
-    [one] Foi feito 1 pagamento
+    [1] Foi feito 1 pagamento
    *[other] Foram feitos { $payments } pagamentos
 }: pay() gerou uma chave própria em vez de enviar a do pagamento?
 paying-again-ends-in-201 = pago de novo com a mesma chave, pay() tem de terminar com o 201 do pagamento: retornou { $got }
@@ -88,7 +89,7 @@ the-only-tries-answer-was-lost = a resposta da única tentativa se perdeu, entã
 the-restarted-client-is-answered = o pay() do cliente reiniciado deveria receber uma resposta: retornou o erro { $error }
 the-restarted-process-sends-the-kept-key = o primeiro processo pagou o pedido de compra e morreu antes de ler a resposta. O processo que começou de novo tem de enviar a chave guardada com o pedido de compra e receber o 201 desse pagamento, repetido; { $payments ->
     [0] não foi feito nenhum pagamento
-    [one] foi feito 1 pagamento
+    [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }: pay() gerou uma chave própria, que morreu com o primeiro processo?
 the-restarted-client-ends-in-201 = o cliente reiniciado tem de terminar com o 201 do pagamento: recebeu { $got }

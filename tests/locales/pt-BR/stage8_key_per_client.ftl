@@ -1,26 +1,26 @@
 # O que tests/stage8_key_per_client.rs diz, em português do Brasil. Mesmos ids
 # que ../en/stage8_key_per_client.ftl; os fatos (números, respostas, cabeçalhos,
-# SQLSTATEs, tipos de problema, a linha do resultado) são argumentos. Em pt, 0
-# cai na forma [one] das regras de plural: as contagens que podem ser 0 têm a
-# variante [0].
+# SQLSTATEs, tipos de problema, a linha do resultado) são argumentos. Os plurais
+# vão pelo número exato ([0], [1]), nunca por [one], que no português do CLDR
+# também pega o 0.
 
 payments-made-by-now = { $wanted ->
     [0] nenhum pagamento deveria ter sido feito
-    [one] 1 pagamento deveria ter sido feito
+    [1] 1 pagamento deveria ter sido feito
    *[other] { $wanted } pagamentos deveriam ter sido feitos
 } até aqui: { $payments ->
     [0] não há nenhum
-    [one] há 1
+    [1] há 1
    *[other] há { $payments }
 }
 a-refusal-is-a-problem = uma recusa é um problema da RFC 9457: o Content-Type tem de ser "{ $wanted }", e é "{ $got }"
 the-problem-type-says-what-was-wrong = o tipo do problema tem de dizer o que estava errado, { $wanted }: a resposta foi { $got }
 a-refused-request-stores-no-key = um pedido recusado não pode guardar chave nenhuma, e mesmo assim { $keys ->
-    [one] foi gravada 1 linha de chave
+    [1] foi gravada 1 linha de chave
    *[other] foram gravadas { $keys } linhas de chave
 }: recuse antes da transação
 a-refused-request-pays-nothing = um pedido recusado não pode pagar nada, e mesmo assim { $payments ->
-    [one] foi feito 1 pagamento
+    [1] foi feito 1 pagamento
    *[other] foram feitos { $payments } pagamentos
 }: recuse antes da transação
 one-payment-for-each-client = um pagamento para cada cliente: o cliente A tem { $a }, o cliente B tem { $b }
@@ -43,7 +43,7 @@ one-of-a-clients-answers-is-the-first = as 20 respostas do cliente { $name } tê
 a-and-b-each-get-their-own-payment = A e B têm de receber, cada um, o próprio pagamento: os dois receberam o id de pagamento { $id }
 two-clients-one-key-each-two-payments = dois clientes, uma chave cada: dois pagamentos, e { $payments ->
     [0] não foi feito nenhum
-    [one] foi feito 1
+    [1] foi feito 1
    *[other] foram feitos { $payments }
 }
 as-first-request-pays = o primeiro pedido de A com a chave { $key } tem de pagar: recebeu { $got }
@@ -71,10 +71,10 @@ a-duplicate-in-flight-is-told-409 = uma duplicata de um pedido ainda em andament
 the-first-request-pays-once-let-go = o primeiro pedido tem de pagar quando liberado: recebeu { $got }
 every-run-fails-so-create-payment-does = toda execução falha com SQLSTATE { $sqlstate }, então create_payment tem de retornar esse erro: retornou { $got }
 the-transaction-runs-at-most-the-configured-attempts = SQLSTATE { $sqlstate }: a transação deveria ter sido executada { $runs ->
-    [one] 1 vez
+    [1] 1 vez
    *[other] { $runs } vezes
 } (config.attempts é 3; só 40001 e 40P01 são executados de novo), e foi executada { $ran ->
     [0] nenhuma vez
-    [one] 1 vez
+    [1] 1 vez
    *[other] { $ran } vezes
 }

@@ -7,17 +7,17 @@
 ## O título
 title = Linha do tempo de { $test }: { $requests ->
     [0] 0 pedidos
-    [one] 1 pedido
+    [1] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
 title-no-test = Linha do tempo da rajada: { $requests ->
     [0] 0 pedidos
-    [one] 1 pedido
+    [1] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
 title-client = Linha do tempo da rajada, vista do cliente: { $requests ->
     [0] 0 pedidos
-    [one] 1 pedido
+    [1] 1 pedido
    *[other] { $requests } pedidos
 }, { $duration }
 
@@ -42,14 +42,14 @@ fact-paid-rolled-back = pagou, depois fez rollback
 fact-no-statement = não mandou nenhum comando
 fact-statements = { $count ->
     [0] 0 comandos
-    [one] 1 comando
+    [1] 1 comando
    *[other] { $count } comandos
 }
 fact-sent = enviado em { $at }
 fact-each = cada um { $fact }
 step-rows = { $statement } ({ $count ->
     [0] 0 linhas
-    [one] 1 linha
+    [1] 1 linha
    *[other] { $count } linhas
 })
 step-failed = { $statement } ✗ { $sqlstate }
@@ -86,7 +86,7 @@ missing-untraced-pool = O pool da rajada não era do harness: não se veem conex
 
 ## Em volta da figura
 more-kinds = … { $count ->
-    [one] mais 1 tipo de faixa
+    [1] mais 1 tipo de faixa
    *[other] mais { $count } tipos de faixa
 } ({ $requests } pedidos), deixados de fora para a figura caber
 axis-unit-ms = ms

@@ -94,6 +94,14 @@ gate-waited-held = waited { $seconds } s for { $what }: { $held } session(s) hel
 gate-ended-first = waiting for { $what }: the request ended without getting there (see its panic or its answer above; a todo!() not yet written?)
 gate-waited-saw = waited { $seconds } s for { $what }, saw { $seen }
 
+## The fake payment provider (provider.rs)
+
+provider-request-not-held = request { $number } ended without being held at the fake provider ({ $held } held): it never called the provider, and answered from the database instead
+provider-waited-held = waited { $seconds } s for { $count ->
+    [1] 1 request
+   *[other] { $count } requests
+} to be held at the fake provider, saw { $held }: did the route call the provider (POST /charges on the URL it was given)?
+
 ## HTTP calls (http.rs)
 
 http-no-free-port = harness: no free port on 127.0.0.1 for the server: { $error }

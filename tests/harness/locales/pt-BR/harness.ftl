@@ -94,6 +94,14 @@ gate-waited-held = esperou { $seconds } s por { $what }: { $held } sessão(ões)
 gate-ended-first = esperando { $what }: o pedido terminou sem chegar lá (veja o pânico ou a resposta dele acima; um todo!() ainda não escrito?)
 gate-waited-saw = esperou { $seconds } s por { $what }, viu { $seen }
 
+## O provedor de pagamento falso (provider.rs)
+
+provider-request-not-held = o pedido { $number } terminou sem ficar retido no provedor falso ({ $held } retido(s)): ele nunca chamou o provedor, e respondeu a partir do banco
+provider-waited-held = esperou { $seconds } s até { $count ->
+    [1] 1 pedido ficar retido
+   *[other] { $count } pedidos ficarem retidos
+} no provedor falso, viu { $held }: a rota chamou o provedor (POST /charges na URL que recebeu)?
+
 ## Chamadas HTTP (http.rs)
 
 http-no-free-port = harness: nenhuma porta livre em 127.0.0.1 para o servidor: { $error }

@@ -83,12 +83,16 @@ pub struct Unmarked {
 /// are not words. Prose is two words in a row, a word that labels what follows
 /// (`error:`), or a capitalised word alone on its line (a heading: `Tests`); a
 /// lone lowercase word is a name (a command's: `stage`, `workbook`) and is not.
-/// ANSI colours are ignored.
+/// A line cut to fit with `…` closes the markers it opened: their ends were cut
+/// with it, and without this every line after it would count as marked. ANSI
+/// colours are ignored. Give each stream its own call: a marker cut in one says
+/// nothing of the other.
 pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
     let output = strip_ansi(output);
     let mut depth = 0usize;
     let mut found = Vec::new();
     for (number, line) in output.lines().enumerate() {
+        let depth_before = depth;
         // The stretches of this line outside every marker, apart.
         let mut outside: Vec<&str> = Vec::new();
         let mut rest = line;
@@ -115,6 +119,9 @@ pub fn unmarked_prose(output: &str) -> Vec<Unmarked> {
                 depth = depth.saturating_sub(1);
                 rest = &rest[at + CLOSE.len()..];
             }
+        }
+        if line.trim_end().ends_with('…') {
+            depth = depth.min(depth_before);
         }
         let stretches: Vec<Vec<&str>> = outside
             .iter()
@@ -229,6 +236,20 @@ error: [!! ñöţ ýéţ !!]";
                 (9, "Tests"),
                 (12, "error:")
             ]
+        );
+    }
+
+    #[test]
+    fn a_line_cut_to_fit_closes_its_markers_so_later_prose_is_found() {
+        let output = "\
+[!! Ţíɱéļíñé öƒ a_test: 20 ŕéǫû…
+[!! ×7 !!] ·─═┄┄● 201
+Now running the tests";
+        let found = unmarked_prose(output);
+        assert_eq!(
+            found.iter().map(|u| u.line).collect::<Vec<_>>(),
+            [3],
+            "the English after the cut line is prose outside the markers: {found:?}"
         );
     }
 

@@ -400,7 +400,14 @@ async fn a_wrong_server_probed_under_the_pseudo_locale_says_every_word_from_the_
         "the wrong server fails a check, so the probe exits 1: it ended with {:?} and printed\n{printed}",
         output.status
     );
-    let unmarked = l10n::pseudo::unmarked_prose(&printed);
+    // Each stream apart: a marker cut in one says nothing of the other.
+    let unmarked: Vec<_> = [
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ]
+    .iter()
+    .flat_map(|stream| l10n::pseudo::unmarked_prose(stream))
+    .collect();
     assert!(
         unmarked.is_empty(),
         "the probe printed prose that its catalogue does not say (outside [!! !!]):\n{}\n\nThe whole \

@@ -7,10 +7,89 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use harness::proxy::{Fault, FaultyProxy};
-use harness::{Call, PaymentGate, PoolSize, Schema, TestDb, reference_schema};
+use harness::proxy::{Exchange, Fault, FaultyProxy};
+use harness::{Call, PaymentGate, PoolSize, Schema, Shown, TestDb, reference_schema};
+use harness::{catalogue, t};
+use payment_model::Reply;
 use rstest::rstest;
 use stage7::{PayError, Payment, PaymentsClient, RetryPolicy};
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage7_retrying_client.ftl).
+catalogue!(static MESSAGES = "locales", "stage7_retrying_client");
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
+
+/// What the proxy did to a try, in words.
+fn fault_said(fault: Fault) -> String {
+    match fault {
+        Fault::Pass => t!(MESSAGES, "fault-pass"),
+        Fault::DropRequest => t!(MESSAGES, "fault-drop-request"),
+        Fault::DropResponse => t!(MESSAGES, "fault-drop-response"),
+        Fault::HoldResponseUntilClientGivesUp => t!(MESSAGES, "fault-hold-response"),
+        Fault::Answer503 => t!(MESSAGES, "fault-answer", status = 503u16),
+        Fault::Answer408 => t!(MESSAGES, "fault-answer", status = 408u16),
+        Fault::Answer429 { retry_after } => t!(
+            MESSAGES,
+            "fault-answer-429",
+            status = 429u16,
+            retry_after = retry_after
+        ),
+        Fault::ReplaceResponseWithHtml => t!(MESSAGES, "fault-html-page"),
+        Fault::HoldRequestUntilReleased => t!(MESSAGES, "fault-hold-request"),
+    }
+}
+
+/// The tries the proxy saw, one line each: what it did, the key sent, what the
+/// server answered.
+fn tries(exchanges: &[Exchange]) -> String {
+    let lines: Vec<String> = exchanges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            t!(
+                MESSAGES,
+                "a-try",
+                number = i + 1,
+                fault = fault_said(e.fault),
+                key = e
+                    .idempotency_key
+                    .clone()
+                    .unwrap_or_else(|| t!(MESSAGES, "no-key-sent")),
+                server = match (e.reached_server, e.server_status) {
+                    (true, Some(status)) => t!(MESSAGES, "the-server-answered", status = status),
+                    (true, None) => t!(MESSAGES, "the-server-did-not-answer"),
+                    (false, _) => t!(MESSAGES, "the-server-never-saw-it"),
+                }
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        t!(MESSAGES, "no-try")
+    } else {
+        format!("\n  {}", lines.join("\n  "))
+    }
+}
+
+/// What `pay` returned: the answer, or its error's words.
+fn returned(result: &Result<Reply, PayError>) -> String {
+    match result {
+        Ok(reply) => reply.shown(),
+        Err(e) => e.to_string(),
+    }
+}
 
 /// Short delays and a short timeout: the tests exercise the retries, not patience.
 const POLICY: RetryPolicy = RetryPolicy {
@@ -66,21 +145,54 @@ async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: F
     .await;
 
     let exchanges = proxy.exchanges();
-    let reply =
-        reply.unwrap_or_else(|e| panic!("pay() should succeed on a retry after {fault:?}: {e}"));
-    assert_eq!(reply.status, 201, "{reply:?}");
+    let reply = reply.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "pay-succeeds-on-a-retry",
+                fault = fault_said(fault),
+                error = e.to_string(),
+                tries = tries(&exchanges)
+            )
+        )
+    });
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "pay-ends-with-the-payments-201",
+            fault = fault_said(fault),
+            got = reply.shown()
+        )
+    );
     assert!(
         exchanges.len() >= 2,
-        "{fault:?} on the first try means at least one retry: {exchanges:#?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-broken-first-try-is-retried",
+            fault = fault_said(fault),
+            count = exchanges.len(),
+            tries = tries(&exchanges)
+        )
     );
     let payments = db.payment_count().await;
     harness::observe(
         &format!("stage7.{fault:?}"),
         &serde_json::json!({ "payments": payments, "tries": exchanges.len() }),
     );
-    assert_eq!(
-        payments, 1,
-        "{fault:?}: however many tries reached the server, one payment"
+    assert!(
+        payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "however-many-tries-one-payment",
+            fault = fault_said(fault),
+            payments = payments,
+            tries = tries(&exchanges)
+        )
     );
     let keys: Vec<_> = exchanges
         .iter()
@@ -89,8 +201,13 @@ async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: F
     assert!(
         keys.iter()
             .all(|k| k.as_deref() == Some(payment.key.as_str())),
-        "every try must send the payment's Idempotency-Key, {:?}: {keys:?}",
-        payment.key
+        "{}",
+        t!(
+            MESSAGES,
+            "every-try-sends-the-payments-key",
+            key = &payment.key,
+            tries = tries(&exchanges)
+        )
     );
     // The answer the server produced the first time it saw the request, whether or
     // not that answer reached the client.
@@ -98,12 +215,27 @@ async fn a_broken_first_try_is_retried_into_exactly_one_payment(#[case] fault: F
         .iter()
         .find(|e| e.reached_server)
         .and_then(|e| e.server_body.clone())
-        .expect("some try reached the server");
+        .unwrap_or_else(|| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "no-try-reached-the-server",
+                    tries = tries(&exchanges)
+                )
+            )
+        });
     let first_answer: serde_json::Value =
         serde_json::from_str(&first_answer).expect("the server answers JSON");
-    assert_eq!(
-        reply.body, first_answer,
-        "the client ends with the body of the one payment"
+    assert!(
+        reply.body == first_answer,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-client-ends-with-the-one-payments-body",
+            first = first_answer.to_string(),
+            got = reply.body.to_string()
+        )
     );
 }
 // ANCHOR_END: faults
@@ -115,12 +247,27 @@ async fn a_refusal_is_not_retried() {
     let reply = client(&proxy)
         .pay(&Payment::new(1, 0))
         .await
-        .expect("a refusal is an answer");
-    assert_eq!(reply.status, 400, "an amount of 0 is refused: {reply:?}");
-    assert_eq!(
-        proxy.exchanges().len(),
-        1,
-        "a 4xx other than 408, 409 and 429 is final: retrying would get the same refusal"
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(MESSAGES, "a-refusal-is-an-answer", error = e.to_string())
+            )
+        });
+    assert!(
+        reply.status == 400,
+        "{}",
+        t!(MESSAGES, "an-amount-of-0-is-refused", got = reply.shown())
+    );
+    let exchanges = proxy.exchanges();
+    assert!(
+        exchanges.len() == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refusal-is-not-retried",
+            count = exchanges.len(),
+            tries = tries(&exchanges)
+        )
     );
 }
 
@@ -133,18 +280,26 @@ async fn the_client_gives_up_after_four_tries() {
     let result = client(&proxy).pay(&payment).await;
     assert!(
         matches!(&result, Err(PayError::GaveUp { attempts: 4, key, .. }) if *key == payment.key),
-        "4 tries, then GaveUp with the payment's key: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "pay-gives-up-after-four-tries",
+            key = &payment.key,
+            got = format!("{result:?}")
+        )
     );
-    assert_eq!(
-        proxy.exchanges().len(),
-        4,
-        "4 tries in all, the first included"
-    );
-    let made = db.payment_count().await;
+    let exchanges = proxy.exchanges();
     assert!(
-        made == 0,
-        "0 payments should have been made by now: there are {made}"
+        exchanges.len() == 4,
+        "{}",
+        t!(
+            MESSAGES,
+            "four-tries-in-all",
+            count = exchanges.len(),
+            tries = tries(&exchanges)
+        )
     );
+    payments_made_by_now(db.payment_count().await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -152,23 +307,33 @@ async fn two_payments_are_two_keys() {
     let db = TestDb::create(reference_schema()).await;
     let proxy = server_behind_proxy(&db).await;
     let client = client(&proxy);
-    let first = client
-        .pay(&Payment::new(1, 100))
-        .await
-        .expect("the first payment");
-    let second = client
-        .pay(&Payment::new(1, 100))
-        .await
-        .expect("the second payment");
-    assert_ne!(
-        first.body["id"], second.body["id"],
-        "each Payment::new is a new operation with a key of its own"
-    );
-    let made = db.payment_count().await;
+    let first = client.pay(&Payment::new(1, 100)).await.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "the-first-payment-is-made", error = e.to_string())
+        )
+    });
+    let second = client.pay(&Payment::new(1, 100)).await.unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-second-payment-is-made",
+                error = e.to_string()
+            )
+        )
+    });
     assert!(
-        made == 2,
-        "2 payments should have been made by now: there are {made}"
+        first.body["id"] != second.body["id"],
+        "{}",
+        t!(
+            MESSAGES,
+            "each-payment-new-has-a-key-of-its-own",
+            id = first.body["id"].to_string(),
+            tries = tries(&proxy.exchanges())
+        )
     );
+    payments_made_by_now(db.payment_count().await, 2);
 }
 
 // ANCHOR: come_back_later
@@ -196,24 +361,49 @@ async fn a_408_or_429_is_retried_into_exactly_one_payment(#[case] fault: Fault) 
     .await;
 
     let reply = reply.unwrap_or_else(|e| {
-        panic!("{fault:?} means \"not now\": pay() should retry it with the same key: {e}")
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "not-now-is-retried",
+                fault = fault_said(fault),
+                error = e.to_string(),
+                tries = tries(&proxy.exchanges())
+            )
+        )
     });
-    assert_eq!(reply.status, 201, "{reply:?}");
-    let exchanges = proxy.exchanges();
-    assert_eq!(
-        exchanges.len(),
-        2,
-        "the {fault:?}, then the retry: {exchanges:#?}"
-    );
-    assert_eq!(
-        exchanges[0].idempotency_key, exchanges[1].idempotency_key,
-        "the retry sends the same key"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "pay-ends-with-the-payments-201",
+            fault = fault_said(fault),
+            got = reply.shown()
+        )
     );
+    let exchanges = proxy.exchanges();
+    assert!(
+        exchanges.len() == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-answer-then-the-retry",
+            fault = fault_said(fault),
+            count = exchanges.len(),
+            tries = tries(&exchanges)
+        )
+    );
+    assert!(
+        exchanges[0].idempotency_key == exchanges[1].idempotency_key,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-retry-sends-the-same-key",
+            tries = tries(&exchanges)
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -241,14 +431,27 @@ async fn a_wait_that_would_overrun_the_budget_is_not_waited() {
 
     assert!(
         matches!(&result, Err(PayError::GaveUp { attempts: 1, last, .. }) if last.contains("HTTP 429")),
-        "one try, then no wait past the budget: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "no-wait-past-the-budget",
+            retry_after = "3600",
+            budget = MESSAGES.current().decimal(policy.budget.as_secs_f64(), 0),
+            got = format!("{result:?}")
+        )
     );
-    assert_eq!(proxy.exchanges().len(), 1, "no second try");
-    let made = db.payment_count().await;
+    let exchanges = proxy.exchanges();
     assert!(
-        made == 0,
-        "0 payments should have been made by now: there are {made}"
+        exchanges.len() == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "no-second-try-past-the-budget",
+            count = exchanges.len(),
+            tries = tries(&exchanges)
+        )
     );
+    payments_made_by_now(db.payment_count().await, 0);
 }
 // ANCHOR_END: come_back_later
 
@@ -260,7 +463,16 @@ fn first_server_answer(proxy: &FaultyProxy) -> serde_json::Value {
         .iter()
         .find(|e| e.reached_server)
         .and_then(|e| e.server_body.clone())
-        .unwrap_or_else(|| panic!("no try reached the server: {exchanges:#?}"));
+        .unwrap_or_else(|| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "no-try-reached-the-server",
+                    tries = tries(&exchanges)
+                )
+            )
+        });
     serde_json::from_str(&first).expect("the server answers JSON")
 }
 
@@ -309,7 +521,7 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
         let payment = payment.clone();
         async move { client.pay(&payment).await }
     });
-    let ended_early = harness::within(bound, "the client's second try, or pay() to end", async {
+    let ended_early = harness::within(bound, &t!(MESSAGES, "waiting-for-the-second-try"), async {
         tokio::select! {
             () = proxy.until_held(1) => None,
             ended = &mut paying => Some(ended),
@@ -317,7 +529,7 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
     })
     .await;
     gate.open().await;
-    let first = harness::within(bound, "the first request", first)
+    let first = harness::within(bound, &t!(MESSAGES, "the-first-request"), first)
         .await
         .expect("the first request's task does not panic");
     proxy.release();
@@ -335,29 +547,49 @@ async fn a_409_is_retried_until_the_request_in_flight_with_the_key_has_answered(
         );
     }
     let reply = paid
-        .expect("pay() does not panic")
-        .unwrap_or_else(|e| panic!("pay() should end with the first request's 201: {e}"));
+        .unwrap_or_else(|e| panic!("{}", t!(MESSAGES, "pay-panicked", error = e.to_string())))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "pay-ends-with-the-first-requests-201",
+                    error = e.to_string(),
+                    tries = tries(&proxy.exchanges())
+                )
+            )
+        });
 
     assert!(
         first_try == Some(409),
-        "the client's first try should have been told 409 (in flight): {exchanges:#?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-try-is-told-409",
+            tries = tries(&exchanges)
+        )
     );
     assert!(
         reply.status == 201 && reply.body == first.body,
-        "a 409 says a request with this key is still in flight: it is no answer about the \
-         payment, and a caller that took it as \"not paid\" would pay again under a new key. \
-         Retry it with the same key, as a 5xx. pay() returned {reply:?}; the first request was \
-         answered {first:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "a-409-is-retried-with-the-same-key",
+            got = reply.shown(),
+            first = first.reply().shown()
+        )
     );
     assert!(
         every_try_sent(&proxy, &payment.key),
-        "every try sends the payment's key: {exchanges:#?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "every-try-sends-the-payments-key",
+            key = &payment.key,
+            tries = tries(&exchanges)
+        )
     );
-    let made = db.payment_count().await;
-    assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
-    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: in_flight
 
@@ -382,35 +614,74 @@ async fn after_giving_up_the_caller_pays_again_with_the_same_key_into_one_paymen
     let gave_up = harness::within(Duration::from_secs(20), "pay()", client.pay(&payment)).await;
     let error = match gave_up {
         Err(error @ PayError::GaveUp { attempts: 4, .. }) => error,
-        other => panic!("4 tries without an answer: pay() should give up, got {other:?}"),
+        other => panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "pay-gives-up-after-four-unanswered-tries",
+                got = format!("{other:?}")
+            )
+        ),
     };
-    assert_eq!(
-        error.key(),
-        payment.key,
-        "the error hands back the payment's key: its outcome is unknown"
+    assert!(
+        error.key() == payment.key,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-error-hands-back-the-key",
+            key = &payment.key,
+            got = error.key()
+        )
     );
     let again = Payment::resume(error.key(), 1, 100);
-    let reply = harness::within(Duration::from_secs(20), "pay() again", client.pay(&again))
-        .await
-        .unwrap_or_else(|e| panic!("pay() again should be answered: {e}"));
+    let reply = harness::within(
+        Duration::from_secs(20),
+        &t!(MESSAGES, "pay-again"),
+        client.pay(&again),
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "paying-again-is-answered", error = e.to_string())
+        )
+    });
 
     let made = db.payment_count().await;
     assert!(
         made == 1,
-        "the first try paid, and its answer was lost; paid again with the same key, the \
-         payment is replayed, not made again. {made} payments: did pay() make a key of its own \
-         instead of sending the payment's?"
+        "{}",
+        t!(
+            MESSAGES,
+            "paying-again-with-the-key-replays-the-payment",
+            payments = made
+        )
     );
-    assert_eq!(reply.status, 201, "{reply:?}");
-    assert_eq!(
-        reply.body,
-        first_server_answer(&proxy),
-        "the caller ends with the body of the one payment"
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(MESSAGES, "paying-again-ends-in-201", got = reply.shown())
+    );
+    let first = first_server_answer(&proxy);
+    assert!(
+        reply.body == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-caller-ends-with-the-one-payments-body",
+            first = first.to_string(),
+            got = reply.body.to_string()
+        )
     );
     assert!(
         every_try_sent(&proxy, &payment.key),
-        "every try of both calls sends the payment's key: {:#?}",
-        proxy.exchanges()
+        "{}",
+        t!(
+            MESSAGES,
+            "every-try-of-both-calls-sends-the-payments-key",
+            key = &payment.key,
+            tries = tries(&proxy.exchanges())
+        )
     );
 }
 // ANCHOR_END: resume
@@ -429,24 +700,55 @@ async fn an_answer_that_is_not_json_hands_back_the_key_and_paying_again_replays(
     let unreadable = harness::within(Duration::from_secs(20), "pay()", client.pay(&payment)).await;
     let error = match unreadable {
         Err(error @ PayError::NotJson { status: 200, .. }) => error,
-        other => panic!("a 200 with an HTML page is not an answer pay() can read: {other:?}"),
+        other => panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "an-html-page-is-not-an-answer",
+                got = format!("{other:?}")
+            )
+        ),
     };
-    assert_eq!(error.key(), payment.key, "the error hands back the key");
-    let again = Payment::resume(error.key(), 1, 100);
-    let reply = harness::within(Duration::from_secs(20), "pay() again", client.pay(&again))
-        .await
-        .unwrap_or_else(|e| panic!("pay() again should be answered: {e}"));
-    assert_eq!(reply.status, 201, "{reply:?}");
-    assert_eq!(
-        reply.body,
-        first_server_answer(&proxy),
-        "paying again with the handed-back key must get the first payment's stored answer, replayed, not a new payment's"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        error.key() == payment.key,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-error-hands-back-the-key",
+            key = &payment.key,
+            got = error.key()
+        )
     );
+    let again = Payment::resume(error.key(), 1, 100);
+    let reply = harness::within(
+        Duration::from_secs(20),
+        &t!(MESSAGES, "pay-again"),
+        client.pay(&again),
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(MESSAGES, "paying-again-is-answered", error = e.to_string())
+        )
+    });
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(MESSAGES, "paying-again-ends-in-201", got = reply.shown())
+    );
+    let first = first_server_answer(&proxy);
+    assert!(
+        reply.body == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "paying-again-replays-the-first-answer",
+            first = first.to_string(),
+            got = reply.body.to_string()
+        )
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 
 // ANCHOR: keep_the_key
@@ -512,33 +814,71 @@ async fn a_client_started_again_pays_once_with_the_key_kept_with_the_order() {
             },
         );
         let died = harness::within(Duration::from_secs(20), "pay()", dying.pay(&payment)).await;
-        assert!(died.is_err(), "the only try's answer was lost: {died:?}");
+        assert!(
+            died.is_err(),
+            "{}",
+            t!(
+                MESSAGES,
+                "the-only-tries-answer-was-lost",
+                got = returned(&died)
+            )
+        );
     }
     let payment = payment_of(&orders, 1).await;
     let restarted = client(&proxy);
     let reply = harness::within(Duration::from_secs(20), "pay()", restarted.pay(&payment))
         .await
-        .unwrap_or_else(|e| panic!("the restarted client's pay() should be answered: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-restarted-client-is-answered",
+                    error = e.to_string()
+                )
+            )
+        });
 
     let made = db.payment_count().await;
     harness::observe("stage7.restart", &serde_json::json!({ "payments": made }));
     assert!(
         made == 1,
-        "the first process paid the order, and died before it could read the answer. The \
-         process started again must send the key kept with the order, and be played that \
-         payment's 201; {made} payments were made: did pay() make a key of its own, which \
-         died with the first process?"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-restarted-process-sends-the-kept-key",
+            payments = made
+        )
     );
-    assert_eq!(reply.status, 201, "{reply:?}");
-    assert_eq!(
-        reply.body,
-        first_server_answer(&proxy),
-        "the restarted client ends with the body of the one payment"
+    assert!(
+        reply.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-restarted-client-ends-in-201",
+            got = reply.shown()
+        )
+    );
+    let first = first_server_answer(&proxy);
+    assert!(
+        reply.body == first,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-restarted-client-ends-with-the-one-payments-body",
+            first = first.to_string(),
+            got = reply.body.to_string()
+        )
     );
     assert!(
         every_try_sent(&proxy, &payment.key),
-        "every try of both processes sends the key kept with the order: {:#?}",
-        proxy.exchanges()
+        "{}",
+        t!(
+            MESSAGES,
+            "every-try-of-both-processes-sends-the-kept-key",
+            key = &payment.key,
+            tries = tries(&proxy.exchanges())
+        )
     );
 }
 // ANCHOR_END: restart

@@ -1,13 +1,118 @@
 //! Stage 8: one key per client, tested through a real server on an ephemeral port
 //! of 127.0.0.1 and a real HTTP client, with two clients: A and B.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{Debug, Display};
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use harness::{
     Answer, Call, Outcome, PoolSize, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
 };
+use harness::{catalogue, t};
 use rstest::rstest;
+
+// What these tests say, in the learner's language
+// (tests/locales/*/stage8_key_per_client.ftl).
+catalogue!(static MESSAGES = "locales", "stage8_key_per_client");
+
+/// An answer as the messages show it: status, content type, body, and the
+/// headers the stages set, when present.
+fn shown(answer: &Answer) -> String {
+    let mut text = format!("{} {} {}", answer.status, answer.content_type, answer.body);
+    for (name, value) in [
+        ("Idempotent-Replayed", &answer.replayed),
+        ("WWW-Authenticate", &answer.challenge),
+        ("Location", &answer.location),
+        ("Retry-After", &answer.retry_after),
+    ] {
+        if let Some(value) = value {
+            text.push_str(&format!(" ({name}: {value})"));
+        }
+    }
+    text
+}
+
+/// `made` payments must be `wanted`, or the test fails saying how many there are.
+fn payments_made_by_now(made: i64, wanted: i64) {
+    assert!(
+        made == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "payments-made-by-now",
+            wanted = wanted,
+            payments = made
+        )
+    );
+}
+
+/// What a call returned: its answer, or its error's words.
+fn returned<T: Debug, E: Display>(result: &Result<T, E>) -> String {
+    match result {
+        Ok(answer) => format!("{answer:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A refusal is an RFC 9457 problem: its content type says so.
+fn is_a_problem(answer: &Answer) {
+    assert!(
+        answer.content_type == "application/problem+json",
+        "{}",
+        t!(
+            MESSAGES,
+            "a-refusal-is-a-problem",
+            wanted = "application/problem+json",
+            got = &answer.content_type
+        )
+    );
+}
+
+/// The problem's `type` is the workbook's URI for `kind`.
+fn is_the_problem(answer: &Answer, kind: &str) {
+    let wanted = format!("{}{kind}", payment_model::PROBLEM_BASE);
+    assert!(
+        answer.body["type"] == wanted,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-problem-type-says-what-was-wrong",
+            wanted = &wanted,
+            got = shown(answer)
+        )
+    );
+}
+
+/// A refused request stores no key.
+async fn no_key_was_stored(db: &TestDb) {
+    let keys = db.count("SELECT count(*) FROM idempotency_keys").await;
+    assert!(
+        keys == 0,
+        "{}",
+        t!(MESSAGES, "a-refused-request-stores-no-key", keys = keys)
+    );
+}
+
+/// A refused request pays nothing.
+async fn nothing_was_paid(db: &TestDb) {
+    let paid = db.payment_count().await;
+    assert!(
+        paid == 0,
+        "{}",
+        t!(MESSAGES, "a-refused-request-pays-nothing", payments = paid)
+    );
+}
+
+/// Each client has one payment, or the test fails saying how many each has
+/// (`said`: the message).
+fn one_payment_each((a, b): (i64, i64), said: &str) {
+    assert!(
+        (a, b) == (1, 1),
+        "{}",
+        MESSAGES.say(said, &[("a", a.into()), ("b", b.into())])
+    );
+}
 
 /// The stage's tables, from the package under test.
 fn schema() -> Schema {
@@ -90,31 +195,42 @@ async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_n
 ) {
     let (db, addr) = started(config(), PoolSize::of(10)).await;
     let answer = post(addr, authorization, key, BODY).await;
-    assert_eq!(answer.status, status, "{answer:?}");
-    assert_eq!(
-        answer.content_type, "application/problem+json",
-        "refusals are RFC 9457 problems"
+    assert!(
+        answer.status == status,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-request-is-refused",
+            authorization = match authorization {
+                Some(value) => t!(MESSAGES, "with-the-authorization", value = value),
+                None => t!(MESSAGES, "with-no-authorization"),
+            },
+            key = match key {
+                Some(key) => t!(MESSAGES, "with-the-key", key = key),
+                None => t!(MESSAGES, "with-no-key"),
+            },
+            status = status,
+            got = shown(&answer)
+        )
     );
-    assert_eq!(
-        answer.body["type"],
-        format!("{}{problem_type}", payment_model::PROBLEM_BASE),
-        "the problem type says what was wrong: {answer:?}"
-    );
+    is_a_problem(&answer);
+    is_the_problem(&answer, problem_type);
     if status == 401 {
         assert!(
             answer
                 .challenge
                 .as_deref()
                 .is_some_and(|c| c.starts_with("Bearer")),
-            "a 401 says how to authenticate (WWW-Authenticate: Bearer ..., RFC 9110 and 6750): {answer:?}"
+            "{}",
+            t!(
+                MESSAGES,
+                "a-401-says-how-to-authenticate",
+                got = shown(&answer)
+            )
         );
     }
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        0,
-        "no key was stored"
-    );
-    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+    no_key_was_stored(&db).await;
+    nothing_was_paid(&db).await;
 }
 // ANCHOR_END: refusals
 
@@ -125,22 +241,21 @@ async fn a_body_over_the_limit_is_a_413_problem_and_stores_nothing() {
     // most 2 MB): only its size is wrong.
     let body = format!("{BODY}{}", " ".repeat(3 * 1024 * 1024));
     let answer = post(addr, A, Some("key-1"), &body).await;
-    assert_eq!(answer.status, 413, "{answer:?}");
-    assert_eq!(
-        answer.content_type, "application/problem+json",
-        "a body over the limit is refused like any other request: with an RFC 9457 problem"
+    assert!(
+        answer.status == 413,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-body-over-the-limit-is-a-413",
+            megabytes = 3u32,
+            limit = 2u32,
+            got = shown(&answer)
+        )
     );
-    assert_eq!(
-        answer.body["type"],
-        format!("{}body-too-large", payment_model::PROBLEM_BASE),
-        "the problem type says what was wrong: {answer:?}"
-    );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        0,
-        "no key was stored"
-    );
-    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+    is_a_problem(&answer);
+    is_the_problem(&answer, "body-too-large");
+    no_key_was_stored(&db).await;
+    nothing_was_paid(&db).await;
 }
 
 /// Stage 6's bound on reading a body, on this stage's route too: a known client's
@@ -157,24 +272,32 @@ async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
     let stalled =
         harness::post_a_body_that_stops(addr, "/payments", &headers, 5 << 20, 1024, bound).await;
     let Some(answer) = &stalled.answer else {
-        panic!("no answer {bound:?} after the body stopped arriving: the route waits for ever")
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "no-answer-after-the-body-stopped",
+                seconds = bound.as_secs()
+            )
+        )
     };
-    assert_eq!(answer.status, 408, "{answer:?}");
-    assert_eq!(
-        answer.body["type"],
-        format!("{}body-timeout", payment_model::PROBLEM_BASE),
-        "the problem type says what was wrong: {answer:?}"
+    assert!(
+        answer.status == 408,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-body-that-stops-arriving-is-a-408",
+            got = shown(answer)
+        )
     );
+    is_the_problem(answer, "body-timeout");
     assert!(
         stalled.closed,
-        "the server closes the connection after a 408"
+        "{}",
+        t!(MESSAGES, "the-server-closes-after-a-408")
     );
-    assert_eq!(
-        db.count("SELECT count(*) FROM idempotency_keys").await,
-        0,
-        "no key was stored"
-    );
-    assert_eq!(db.payment_count().await, 0, "nothing was paid");
+    no_key_was_stored(&db).await;
+    nothing_was_paid(&db).await;
 }
 
 // ANCHOR: two_clients
@@ -183,30 +306,44 @@ async fn the_same_key_from_two_clients_makes_two_payments() {
     let (db, addr) = started(config(), PoolSize::of(10)).await;
     let from_a = post(addr, A, Some("order-1"), BODY).await;
     let from_b = post(addr, B, Some("order-1"), BODY).await;
-    assert_eq!(
-        (from_a.status, from_b.status),
-        (201, 201),
-        "{from_a:?} {from_b:?}"
+    assert!(
+        (from_a.status, from_b.status) == (201, 201),
+        "{}",
+        t!(
+            MESSAGES,
+            "each-clients-first-request-pays",
+            key = "order-1",
+            a = shown(&from_a),
+            b = shown(&from_b)
+        )
     );
-    assert_ne!(
-        from_a.body["id"], from_b.body["id"],
-        "two clients, two payments, even with the same key text"
+    assert!(
+        from_a.body["id"] != from_b.body["id"],
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-two-payments",
+            id = from_a.body["id"].to_string()
+        )
     );
-    assert_eq!(
-        payments_of(&db).await,
-        (1, 1),
-        "one payment for each client"
-    );
+    one_payment_each(payments_of(&db).await, "one-payment-for-each-client");
 
     // Each client's repeat reads its own row: both rows hold the key "order-1".
     let again_a = post(addr, A, Some("order-1"), BODY).await;
     let again_b = post(addr, B, Some("order-1"), BODY).await;
-    assert_eq!(
-        (&again_a.body, &again_b.body),
-        (&from_a.body, &from_b.body),
-        "a repeat replays its own client's answer: read the stored answer by (client_id, key)"
+    assert!(
+        (&again_a.body, &again_b.body) == (&from_a.body, &from_b.body),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-repeat-replays-its-own-clients-answer",
+            a = from_a.body.to_string(),
+            again_a = again_a.body.to_string(),
+            b = from_b.body.to_string(),
+            again_b = again_b.body.to_string()
+        )
     );
-    assert_eq!(payments_of(&db).await, (1, 1), "the repeats paid nothing");
+    one_payment_each(payments_of(&db).await, "the-repeats-paid-nothing");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -235,26 +372,66 @@ async fn twenty_requests_with_one_key_from_each_of_two_clients_make_two_payments
         assert!(
             mine.iter()
                 .all(|a| a.status == 201 && a.body == mine[0].body),
-            "client {name}'s 20 answers are one 201 with one body: {mine:?}"
+            "{}",
+            t!(
+                MESSAGES,
+                "a-clients-twenty-answers-are-one-201",
+                name = name,
+                statuses = statuses(mine),
+                bodies = mine
+                    .iter()
+                    .map(|a| a.body.to_string())
+                    .collect::<BTreeSet<_>>()
+                    .len()
+            )
         );
-        assert_eq!(
-            mine.iter().filter(|a| a.replayed.is_none()).count(),
-            1,
-            "one of client {name}'s 20 answers is the first, 19 are replays: {mine:?}"
+        let firsts = mine.iter().filter(|a| a.replayed.is_none()).count();
+        assert!(
+            firsts == 1,
+            "{}",
+            t!(
+                MESSAGES,
+                "one-of-a-clients-answers-is-the-first",
+                name = name,
+                firsts = firsts
+            )
         );
     }
-    assert_ne!(
-        of_a[0].body["id"], of_b[0].body["id"],
-        "A and B each got their own payment"
-    );
-    assert_eq!(payments, 2, "two clients, one key each: two payments");
-    let split = payments_of(&db).await;
     assert!(
-        split == (1, 1),
-        "clients A and B should have (A's, B's) = (1, 1) payments: they have {split:?}"
+        of_a[0].body["id"] != of_b[0].body["id"],
+        "{}",
+        t!(
+            MESSAGES,
+            "a-and-b-each-get-their-own-payment",
+            id = of_a[0].body["id"].to_string()
+        )
     );
+    assert!(
+        payments == 2,
+        "{}",
+        t!(
+            MESSAGES,
+            "two-clients-one-key-each-two-payments",
+            payments = payments
+        )
+    );
+    let split = payments_of(&db).await;
+    one_payment_each(split, "one-payment-for-each-client");
 }
 // ANCHOR_END: two_clients
+
+/// How many answers came back with each status: `19 × 201, 1 × 500`.
+fn statuses(answers: &[&Answer]) -> String {
+    let mut counts = BTreeMap::new();
+    for answer in answers {
+        *counts.entry(answer.status).or_insert(0) += 1;
+    }
+    counts
+        .iter()
+        .map(|(status, n)| format!("{n} × {status}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 // ANCHOR: no_leak
 /// What B got when it sent A's key, in one word.
@@ -284,21 +461,32 @@ async fn client_b_sending_client_a_key_never_receives_a_answer(#[case] body_of_b
             &serde_json::json!({ "second": what_b_got(&from_a, &from_b) }),
         );
     }
-    assert_eq!(from_a.status, 201, "{from_a:?}");
-    assert_ne!(
-        from_b.body, from_a.body,
-        "B must never receive A's stored answer (A's payment id and amount): that is a data leak"
+    assert!(
+        from_a.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "as-first-request-pays",
+            key = "order-1",
+            got = shown(&from_a)
+        )
     );
-    assert_eq!(
-        from_b.status, 201,
-        "B's key is B's own: its first use pays: {from_b:?}"
+    assert!(
+        from_b.body != from_a.body,
+        "{}",
+        t!(MESSAGES, "b-never-receives-as-answer", got = shown(&from_b))
     );
-    assert_eq!(from_b.replayed, None, "B's answer is no replay: {from_b:?}");
-    assert_eq!(
-        payments_of(&db).await,
-        (1, 1),
-        "one payment for each client"
+    assert!(
+        from_b.status == 201,
+        "{}",
+        t!(MESSAGES, "bs-key-is-bs-own", got = shown(&from_b))
     );
+    assert!(
+        from_b.replayed.is_none(),
+        "{}",
+        t!(MESSAGES, "bs-answer-is-no-replay", got = shown(&from_b))
+    );
+    one_payment_each(payments_of(&db).await, "one-payment-for-each-client");
 }
 // ANCHOR_END: no_leak
 
@@ -311,29 +499,52 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
     let other_body = post(addr, A, Some("order-1"), r#"{"orderId":1,"amount":999}"#).await;
     assert!(
         first.status == 201,
-        "the first request should be answered 201: it was answered {}",
-        first.status
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-is-answered-201",
+            got = shown(&first)
+        )
     );
-    assert_eq!(
-        first.replayed, None,
-        "the first answer is no replay: {first:?}"
-    );
-    assert_eq!((again.status, &again.body), (201, &first.body), "{again:?}");
-    assert_eq!(
-        again.replayed.as_deref(),
-        Some("true"),
-        "a replay says so: Idempotent-Replayed: true"
-    );
-    assert_eq!(other_body.status, 422, "{other_body:?}");
-    assert_eq!(
-        other_body.replayed, None,
-        "a refusal is an answer of its own, not a replay"
-    );
-    let made = db.payment_count().await;
     assert!(
-        made == 1,
-        "1 payment should have been made by now: there are {made}"
+        first.replayed.is_none(),
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-answer-is-no-replay",
+            got = shown(&first)
+        )
     );
+    assert!(
+        (again.status, &again.body) == (201, &first.body),
+        "{}",
+        t!(
+            MESSAGES,
+            "a-repeat-replays-the-201",
+            first = shown(&first),
+            again = shown(&again)
+        )
+    );
+    assert!(
+        again.replayed.as_deref() == Some("true"),
+        "{}",
+        t!(MESSAGES, "a-replay-says-so", got = shown(&again))
+    );
+    assert!(
+        other_body.status == 422,
+        "{}",
+        t!(
+            MESSAGES,
+            "another-body-is-refused-with-422",
+            got = shown(&other_body)
+        )
+    );
+    assert!(
+        other_body.replayed.is_none(),
+        "{}",
+        t!(MESSAGES, "a-refusal-is-no-replay", got = shown(&other_body))
+    );
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: replayed
 
@@ -360,18 +571,33 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
 
     let answer = post(addr, A, Some("key-1"), BODY).await;
 
-    assert_eq!(answer.status, 201, "{answer:?}");
+    assert!(
+        answer.status == 201,
+        "{}",
+        t!(MESSAGES, "a-new-key-is-answered-201", got = shown(&answer))
+    );
     let mut conn = db.connect().await;
     let seen: Vec<String> = sqlx::query_scalar("SELECT setting FROM lock_timeout_seen")
         .fetch_all(&mut conn)
         .await
-        .expect("the trigger's table can be read");
-    assert_eq!(
-        seen,
-        ["7s"],
-        "the payment must run under the database's own lock_timeout (7s here): set it back \
-         to what `current_setting('lock_timeout')` said before the reserving INSERT, not to \
-         '0', which would override the database's and the role's settings. Run `cargo workbook hint 8`."
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-triggers-table-can-be-read",
+                    error = e.to_string()
+                )
+            )
+        });
+    assert!(
+        seen == ["7s"],
+        "{}",
+        t!(
+            MESSAGES,
+            "the-payment-runs-under-the-databases-lock-timeout",
+            seen = seen.join(", ")
+        )
     );
 }
 
@@ -403,18 +629,30 @@ async fn under_serializable_isolation_the_duplicates_are_retried_into_replays() 
     let (_db, outcome) = serializable_burst(config()).await;
     outcome.record("stage8.serializable");
     println!("{}", outcome.table());
-    assert_eq!(
-        outcome.payments, 1,
-        "one key, one payment, at any isolation level: {outcome}"
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-key-one-payment-at-any-isolation-level",
+            outcome = &said
+        )
     );
-    assert_eq!(
-        outcome.count(harness::ReplyKind::Status(201)),
-        20,
-        "each duplicate's first transaction fails with a serialization failure (40001), \
-         committed nothing, and is run again: it then replays the 201. \
-         Got: {outcome}"
+    assert!(
+        outcome.count(harness::ReplyKind::Status(201)) == 20,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-duplicates-are-run-again-into-replays",
+            outcome = &said
+        )
     );
-    assert_eq!(outcome.distinct_bodies, 1, "{outcome}");
+    assert!(
+        outcome.distinct_bodies == 1,
+        "{}",
+        t!(MESSAGES, "the-same-payment-replayed", outcome = &said)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -426,15 +664,27 @@ async fn with_one_attempt_serializable_isolation_fails_every_waiting_duplicate_w
     .await;
     outcome.record("stage8.serializable_without_retry");
     println!("{}", outcome.table());
-    assert_eq!(outcome.payments, 1, "{outcome}");
-    assert_eq!(
+    let said = outcome.to_string();
+    assert!(
+        outcome.payments == 1,
+        "{}",
+        t!(
+            MESSAGES,
+            "one-key-one-payment-at-any-isolation-level",
+            outcome = &said
+        )
+    );
+    assert!(
         (
             outcome.count(harness::ReplyKind::Status(201)),
             outcome.count(harness::ReplyKind::Status(500))
-        ),
-        (1, 19),
-        "with `attempts: 1` nothing is retried: the 19 duplicates that waited on the key \
-         fail with 40001, answered as a 500 problem (nothing charged, retry). Got: {outcome}"
+        ) == (1, 19),
+        "{}",
+        t!(
+            MESSAGES,
+            "with-one-attempt-the-duplicates-fail-with-a-500",
+            outcome = &said
+        )
     );
 }
 // ANCHOR_END: serializable
@@ -460,16 +710,21 @@ async fn a_failed_payment_has_rolled_back_when_create_payment_returns() {
 
     assert!(
         seen.failed.is_err(),
-        "the payment INSERT fails, so create_payment fails: {:?}",
-        seen.failed
+        "{}",
+        t!(
+            MESSAGES,
+            "a-failed-payment-fails-the-call",
+            got = returned(&seen.failed)
+        )
     );
     assert!(
         seen.in_a_transaction() == 0,
-        "create_payment returned its error while its transaction was still open (the \
-         sessions: {:?}). Dropping `tx` (`?`) only queues the ROLLBACK, sent when the \
-         connection goes back to the pool; until then the key stays locked. Roll back before \
-         returning the error, as stage 5 does.",
-        seen.sessions
+        "{}",
+        t!(
+            MESSAGES,
+            "rolled-back-before-the-error-is-returned",
+            sessions = seen.sessions.join(", ")
+        )
     );
 }
 // ANCHOR_END: rolled_back_on_return
@@ -495,25 +750,43 @@ async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_40
         .send()
         .await;
     gate.open().await;
-    let first = harness::within(Duration::from_secs(10), "the first request", first)
-        .await
-        .expect("the first request's task ends");
+    let first = harness::within(
+        Duration::from_secs(10),
+        &t!(MESSAGES, "the-first-request"),
+        first,
+    )
+    .await
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "the-first-requests-task-ends",
+                error = e.to_string()
+            )
+        )
+    });
 
-    assert_eq!(
-        duplicate.status, 409,
-        "a duplicate of a request still in flight waits the bounded 250 ms on the key, then \
-         is told 409 (the key's lock timed out: SQLSTATE 55P03): {duplicate:?}"
+    assert!(
+        duplicate.status == 409,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-duplicate-in-flight-is-told-409",
+            got = shown(&duplicate)
+        )
     );
-    assert_eq!(
-        duplicate.body["type"],
-        format!("{}request-in-flight", payment_model::PROBLEM_BASE),
-        "{duplicate:?}"
+    is_the_problem(&duplicate, "request-in-flight");
+    assert!(
+        first.status == 201,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-first-request-pays-once-let-go",
+            got = shown(&first)
+        )
     );
-    assert_eq!(
-        first.status, 201,
-        "the first request pays once let go: {first:?}"
-    );
-    assert_eq!(db.payment_count().await, 1, "one payment");
+    payments_made_by_now(db.payment_count().await, 1);
 }
 // ANCHOR_END: default_settings
 
@@ -558,13 +831,25 @@ async fn only_a_serialization_failure_is_run_again_at_most_the_configured_attemp
 
     assert!(
         matches!(&result, Err(e) if e.sqlstate().as_deref() == Some(sqlstate)),
-        "every run fails with {sqlstate}, so create_payment does: {result:?}"
+        "{}",
+        t!(
+            MESSAGES,
+            "every-run-fails-so-create-payment-does",
+            sqlstate = sqlstate,
+            got = returned(&result)
+        )
     );
     let ran = harness::refused_payments(&db).await;
     assert!(
         ran == runs,
-        "SQLSTATE {sqlstate}: the transaction should have run {runs} time(s) (config.attempts is \
-         3; only 40001 and 40P01 are run again), it ran {ran} time(s)"
+        "{}",
+        t!(
+            MESSAGES,
+            "the-transaction-runs-at-most-the-configured-attempts",
+            sqlstate = sqlstate,
+            runs = runs,
+            ran = ran
+        )
     );
 }
 // ANCHOR_END: bounded_retry

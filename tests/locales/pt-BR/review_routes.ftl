@@ -4,7 +4,7 @@
 # observado como a evidência. Os fatos (status, contagens, corpos) são argumentos.
 
 no-client-for-the-fake-provider = o harness não conseguiu criar um cliente para o provedor falso: { $error }
-post-payments-got = POST /payments recebeu { $error }
+post-payments-got = POST /payments falhou: { $error }
 the-trigger-is-not-created = o harness não conseguiu criar o trigger que recusa o pedido de compra 13: { $error }
 the-trigger-is-not-dropped = o harness não conseguiu remover o trigger que recusa o pedido de compra 13: { $error }
 a-request-without-a-key-was-answered = um pedido sem Idempotency-Key foi respondido com { $status } e fez { $payments } pagamento(s)

@@ -3,9 +3,9 @@
 # linha do resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [1] 1 pagamento deveria
-   *[other] { $wanted } pagamentos deveriam
-} ter sido feitos até aqui: { $payments ->
+    [1] 1 pagamento deveria ter sido feito
+   *[other] { $wanted } pagamentos deveriam ter sido feitos
+} até aqui: { $payments ->
     [1] há 1
    *[other] há { $payments }
 }

@@ -3,9 +3,9 @@
 # as palavras de um erro, a linha do resultado) são argumentos.
 
 payments-made-by-now = { $wanted ->
-    [1] 1 pagamento deveria
-   *[other] { $wanted } pagamentos deveriam
-} ter sido feitos até aqui: { $payments ->
+    [1] 1 pagamento deveria ter sido feito
+   *[other] { $wanted } pagamentos deveriam ter sido feitos
+} até aqui: { $payments ->
     [0] não há nenhum
     [1] há 1
    *[other] há { $payments }

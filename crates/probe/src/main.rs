@@ -54,7 +54,7 @@ fn main() -> ExitCode {
     match cli::run(&args, cli::width_from_env()) {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
-            eprintln!("{}", words::error_line(&e.to_string()));
+            eprintln!("{}", words::error_line(&words::probe_error(&e)));
             ExitCode::from(cli::Exit::CouldNotRun.code())
         }
     }

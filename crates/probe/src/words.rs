@@ -19,6 +19,7 @@ use l10n::{Arg, Lang, Localiser, t};
 use serde::Serialize;
 
 use crate::catalogue::CheckId;
+use crate::error::ProbeError;
 use crate::http::NoAnswer;
 use crate::outcome::Verdict;
 use crate::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
@@ -548,6 +549,99 @@ pub mod profile {
 }
 
 /// A line of standard error for a run that could not run.
+/// What stopped the probe, in the run's language (the error's `Display` is the
+/// English of the same message, for logs and the JSON report's `error`).
+pub fn probe_error(error: &ProbeError) -> String {
+    let w = words();
+    match error {
+        // Said where they are made (the options', the URL's own checks).
+        ProbeError::BadUrl(said) | ProbeError::Options(said) => said.clone(),
+        ProbeError::Remote { host, addr } => {
+            t!(
+                w,
+                "probe-error-remote",
+                host = host.as_str(),
+                addr = addr.as_str()
+            )
+        }
+        ProbeError::Resolve { host, reason } => {
+            t!(
+                w,
+                "probe-error-resolve",
+                host = host.as_str(),
+                reason = reason.as_str()
+            )
+        }
+        ProbeError::Unreachable { addr, reason } => {
+            t!(
+                w,
+                "probe-error-unreachable",
+                addr = addr.as_str(),
+                reason = reason.as_str()
+            )
+        }
+        ProbeError::NoAnswer {
+            target,
+            sent,
+            bound,
+        } => t!(
+            w,
+            "probe-error-no-answer",
+            target = target.as_str(),
+            sent = *sent,
+            bound = Seconds(*bound).to_string()
+        ),
+        ProbeError::NotJson {
+            target,
+            status,
+            media_type,
+            excerpt,
+        } => t!(
+            w,
+            "probe-error-not-json",
+            target = target.as_str(),
+            status = *status,
+            media_type = format!("{media_type:?}"),
+            excerpt = format!("{excerpt:?}")
+        ),
+        ProbeError::Refused {
+            target,
+            status,
+            excerpt,
+        } => t!(
+            w,
+            "probe-error-refused",
+            target = target.as_str(),
+            status = *status,
+            excerpt = format!("{excerpt:?}")
+        ),
+        ProbeError::NoId {
+            target,
+            pointer,
+            excerpt,
+        } => t!(
+            w,
+            "probe-error-no-id",
+            target = target.as_str(),
+            pointer = format!("{pointer:?}"),
+            excerpt = format!("{excerpt:?}")
+        ),
+        ProbeError::Count(reason) => t!(w, "probe-error-count", reason = reason.as_str()),
+        ProbeError::NoCounting => t!(w, "probe-error-no-counting"),
+        ProbeError::Write {
+            format,
+            path,
+            reason,
+        } => t!(
+            w,
+            "probe-error-write",
+            format = *format,
+            path = path.as_str(),
+            reason = reason.as_str()
+        ),
+    }
+}
+
 pub fn error_line(error: &str) -> String {
     t!(words(), "error-line", error = error)
 }

@@ -298,6 +298,28 @@ async fn bad_flags_exit_2_with_the_fix() {
     );
 }
 
+#[tokio::test]
+async fn what_stops_the_probe_is_said_in_the_learners_language() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("an address").port()
+    };
+    let output = run_binary(vec![
+        format!("http://127.0.0.1:{port}"),
+        "--lang".into(),
+        "pt-BR".into(),
+    ])
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(2)
+            && stderr.starts_with(&format!("erro: probe: nada responde em 127.0.0.1:{port}")),
+        "with --lang pt-BR, a probe that cannot reach its server should exit 2 saying so in \
+         Portuguese; it ended with {:?} and printed: {stderr}",
+        output.status
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nothing_listening_exits_2_with_one_line_and_error_reports_in_the_files() {
     let port = {

@@ -195,3 +195,16 @@ cli-value-sql = SQL
 cli-value-check = CHECK
 cli-value-format-file = FORMAT[=FILE]
 cli-value-lang = LANG
+
+# What stops a probe before it has anything to report (error.rs's ProbeError): one
+# line each, saying what to change.
+probe-error-remote = { $host } resolves to { $addr }, which is not this machine: the probe sends real requests that create real resources; pass --allow-remote if that is what you want
+probe-error-resolve = cannot resolve { $host }: { $reason }
+probe-error-unreachable = nothing answers at { $addr } ({ $reason }): is the server running, and on this port?
+probe-error-no-answer = the server at { $target } accepted the connections but answered none of { $sent } requests within { $bound }: is it stuck, or is it an HTTP server at all?
+probe-error-not-json = the server at { $target } answered { $status } with a body that is not JSON ({ $media_type }: { $excerpt }): the probe needs a JSON answer with the created resource's id
+probe-error-refused = the server at { $target } refused the probe's first request with { $status } ({ $excerpt }): set --path, --body or --header to what the route expects
+probe-error-no-id = the server at { $target } answered 2xx without an id at the JSON pointer { $pointer } (body: { $excerpt }): set --id-pointer
+probe-error-count = the effect count failed ({ $reason }): check --database-url and --count-sql
+probe-error-no-counting = this probe was built without PostgreSQL, so it cannot count effects: install it with `cargo install --locked --path crates/probe --features postgres`, or leave out --database-url and --count-sql
+probe-error-write = cannot write the { $format } report to { $path }: { $reason }

@@ -196,3 +196,16 @@ cli-value-sql = SQL
 cli-value-check = VERIFICAÇÃO
 cli-value-format-file = FORMATO[=ARQUIVO]
 cli-value-lang = IDIOMA
+
+# O que para o probe antes de ele ter o que relatar (o ProbeError de error.rs): uma
+# linha cada, dizendo o que mudar.
+probe-error-remote = { $host } resolve para { $addr }, que não é esta máquina: o probe manda pedidos reais, que criam recursos reais; passe --allow-remote se é isso que você quer
+probe-error-resolve = não foi possível resolver { $host }: { $reason }
+probe-error-unreachable = nada responde em { $addr } ({ $reason }): o servidor está rodando, e nesta porta?
+probe-error-no-answer = o servidor em { $target } aceitou as conexões mas não respondeu nenhum dos { $sent } pedidos em { $bound }: ele está travado, ou nem é um servidor HTTP?
+probe-error-not-json = o servidor em { $target } respondeu { $status } com um corpo que não é JSON ({ $media_type }: { $excerpt }): o probe precisa de uma resposta JSON com o id do recurso criado
+probe-error-refused = o servidor em { $target } recusou o primeiro pedido do probe com { $status } ({ $excerpt }): ajuste --path, --body ou --header ao que a rota espera
+probe-error-no-id = o servidor em { $target } respondeu 2xx sem um id no ponteiro JSON { $pointer } (corpo: { $excerpt }): ajuste --id-pointer
+probe-error-count = a contagem de efeitos falhou ({ $reason }): confira --database-url e --count-sql
+probe-error-no-counting = este probe foi compilado sem PostgreSQL, então não consegue contar efeitos: instale-o com `cargo install --locked --path crates/probe --features postgres`, ou deixe de fora --database-url e --count-sql
+probe-error-write = não foi possível gravar o relatório { $format } em { $path }: { $reason }

@@ -19,10 +19,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use harness::{PoolSize, Schema, TestDb};
+use harness::{PoolSize, Schema, TestDb, catalogue, t};
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 use tokio::net::TcpListener;
+
+// What `cargo workbook api` says, in the learner's language
+// (tests/locales/*/api_server.ftl).
+catalogue!(pub(crate) static MESSAGES = "locales", "api_server");
 
 /// What an HTTP stage serves.
 pub struct Api {
@@ -133,6 +137,37 @@ enum ApiError {
     ConnectCopy(sqlx::Error),
 }
 
+impl ApiError {
+    /// In the learner's language, for the mistakes a learner makes (an argument,
+    /// a port in use); what only a broken machine meets keeps its English.
+    fn said(&self) -> String {
+        match self {
+            Self::PortArgument => t!(MESSAGES, "api-port-argument"),
+            Self::InstancesArgument => t!(MESSAGES, "api-instances-argument"),
+            Self::UnknownArgument(given) => {
+                t!(
+                    MESSAGES,
+                    "api-unknown-argument",
+                    given = format!("{given:?}")
+                )
+            }
+            Self::PastLastPort { instances, port } => t!(
+                MESSAGES,
+                "api-past-last-port",
+                instances = *instances,
+                port = *port
+            ),
+            Self::Listen { port, source } => t!(
+                MESSAGES,
+                "api-listen",
+                port = *port,
+                error = source.to_string()
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
 struct Args {
     port: u16,
     instances: u16,
@@ -144,7 +179,7 @@ pub fn main(api: Api) -> ExitCode {
     let args = match args() {
         Ok(args) => args,
         Err(why) => {
-            eprintln!("api: {why}");
+            eprintln!("api: {}", why.said());
             return ExitCode::from(2);
         }
     };
@@ -162,7 +197,7 @@ pub fn main(api: Api) -> ExitCode {
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(why) => {
-            eprintln!("api: {why}");
+            eprintln!("api: {}", why.said());
             ExitCode::FAILURE
         }
     }
@@ -251,7 +286,7 @@ async fn serve_all(api: &Api, args: &Args) -> Result<(), ApiError> {
     pool.close().await;
     let name = db.name().to_owned();
     drop(db);
-    println!("\nStopped; database {name} dropped.");
+    println!("\n{}", t!(MESSAGES, "api-stopped", name = name));
     Ok(())
 }
 
@@ -331,9 +366,9 @@ async fn serve_copy(api: &Api, port: u16, url: &str) -> Result<(), ApiError> {
 /// What is served, and the commands to try it.
 fn welcome(api: &Api, addrs: &[std::net::SocketAddr], db: &TestDb) -> String {
     let which = if env!("CARGO_PKG_NAME").ends_with("-solution") {
-        "the model answer"
+        t!(MESSAGES, "api-the-model-answer")
     } else {
-        "your exercise"
+        t!(MESSAGES, "api-your-exercise")
     };
     let urls: Vec<String> = addrs.iter().map(|a| format!("http://{a}")).collect();
     let url = db.url();
@@ -342,35 +377,57 @@ fn welcome(api: &Api, addrs: &[std::net::SocketAddr], db: &TestDb) -> String {
         None => String::new(),
     };
     let instances = match urls.len() {
-        1 => format!("on {}", urls[0]),
-        k => format!(
-            "as {k} instances (each a process of its own, one database): {}",
-            urls.join(" ")
+        1 => t!(MESSAGES, "api-on-one-instance", url = urls[0].as_str()),
+        k => t!(
+            MESSAGES,
+            "api-on-instances",
+            count = k,
+            urls = urls.join(" ")
         ),
     };
+    let served = t!(
+        MESSAGES,
+        "api-served",
+        stage = api.stage,
+        which = which,
+        instances = instances,
+        name = db.name()
+    );
     let beside = match &api.background {
-        Some(background) if urls.len() > 1 => {
-            format!(
-                "\nBeside it, on each instance: {}.",
-                (background.describe)()
+        Some(background) if urls.len() > 1 => format!(
+            "\n{}",
+            t!(
+                MESSAGES,
+                "api-beside-each-instance",
+                what = (background.describe)()
             )
-        }
-        Some(background) => format!("\nBeside it: {}.", (background.describe)()),
+        ),
+        Some(background) => format!(
+            "\n{}",
+            t!(MESSAGES, "api-beside-it", what = (background.describe)())
+        ),
         None => String::new(),
     };
+    // The commands are facts: the same in every language.
+    let pay = format!(
+        "curl -i {first}/payments{auth} -H 'Idempotency-Key: key-1' \
+         -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'",
+        first = urls[0]
+    );
+    let look = format!(
+        "psql '{url}' -c 'table payments' -c 'table {keys_table}'",
+        keys_table = api.keys_table
+    );
+    let probe = format!(
+        "cargo workbook probe {all}{auth} --database-url '{url}' \
+         --count-sql 'select count(*) from payments'",
+        all = urls.join(" ")
+    );
     format!(
-        "Stage {stage}'s POST /payments ({which}) {instances}, database {name}.{beside}\n\n\
-         Pay (run it twice: the second is a replay):\n  \
-         curl -i {first}/payments{auth} -H 'Idempotency-Key: key-1' \
-         -H 'content-type: application/json' -d '{{\"orderId\": 1, \"amount\": 100}}'\n\
-         Look at the rows:\n  psql '{url}' -c 'table payments' -c 'table {keys_table}'\n\
-         Probe it (from another terminal):\n  cargo workbook probe {all}{auth} \
-         --database-url '{url}' --count-sql 'select count(*) from payments'\n\n\
-         Ctrl-C stops it and drops the database.",
-        stage = api.stage,
-        keys_table = api.keys_table,
-        name = db.name(),
-        first = urls[0],
-        all = urls.join(" "),
+        "{served}{beside}\n\n{}\n  {pay}\n{}\n  {look}\n{}\n  {probe}\n\n{}",
+        t!(MESSAGES, "api-pay"),
+        t!(MESSAGES, "api-look-at-the-rows"),
+        t!(MESSAGES, "api-probe-it"),
+        t!(MESSAGES, "api-ctrl-c"),
     )
 }

@@ -32,10 +32,11 @@ pub fn api() -> api_server::Api {
             },
             describe: || {
                 let config = stage9::Config::default();
-                format!(
-                    "the reaper, every {} s, deleting the keys older than {} h",
-                    config.reap_every.as_secs(),
-                    config.retention.as_secs() / 3600
+                harness::t!(
+                    api_server::MESSAGES,
+                    "api-the-reaper",
+                    every = config.reap_every.as_secs(),
+                    hours = config.retention.as_secs() / 3600
                 )
             },
         }),

@@ -296,7 +296,12 @@ impl ProbeArgs {
                 line.split_once(':')
                     .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
                     .filter(|(name, _)| !name.is_empty())
-                    .ok_or_else(|| ProbeError::Options(format!("-H {line:?} is not 'NAME: VALUE'")))
+                    .ok_or_else(|| {
+                        ProbeError::Options(crate::words::mistake(
+                            "probe-mistake-header",
+                            &[("line", l10n::Arg::from(format!("{line:?}")))],
+                        ))
+                    })
             })
             .collect::<Result<_, _>>()?;
         options.burst = self.burst;
@@ -330,11 +335,12 @@ impl ProbeArgs {
             }),
             [_] => {}
             several => {
-                return Err(ProbeError::Options(format!(
-                    "{} reports to standard output ({}): give all but one a file, e.g. \
-                     --report junit=probe.xml",
-                    several.len(),
-                    several.join(", ")
+                return Err(ProbeError::Options(crate::words::mistake(
+                    "probe-mistake-reports-on-stdout",
+                    &[
+                        ("count", l10n::Arg::from(several.len())),
+                        ("formats", l10n::Arg::from(several.join(", "))),
+                    ],
                 )));
             }
         }
@@ -377,7 +383,12 @@ pub fn run(args: &ProbeArgs, width: u16) -> Result<Exit, ProbeError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
-            .map_err(|e| ProbeError::Options(format!("cannot start a tokio runtime: {e}")))?;
+            .map_err(|e| {
+                ProbeError::Options(crate::words::mistake(
+                    "probe-mistake-no-runtime",
+                    &[("error", l10n::Arg::from(e.to_string()))],
+                ))
+            })?;
         runtime.block_on(crate::run(&options))
     });
     let report = match ran {

@@ -2,12 +2,21 @@
 
 use std::time::Duration;
 
+/// A mistake in the probe's options or URL, said where it is found
+/// (`crate::words::mistake`): in the run's language for the terminal, in English
+/// for the reports' `error` and the logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mistake {
+    pub said: String,
+    pub english: String,
+}
+
 /// What stops a probe before it has anything to report: each is one line that
 /// says what to change.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    #[error("{0}")]
-    BadUrl(String),
+    #[error("{}", .0.english)]
+    BadUrl(Mistake),
     #[error(
         "{host} resolves to {addr}, which is not this machine: the probe sends real requests that \
          create real resources; pass --allow-remote if that is what you want"
@@ -54,8 +63,8 @@ pub enum ProbeError {
         pointer: String,
         excerpt: String,
     },
-    #[error("{0}")]
-    Options(String),
+    #[error("{}", .0.english)]
+    Options(Mistake),
     #[error("the effect count failed ({0}): check --database-url and --count-sql")]
     Count(String),
     #[error(

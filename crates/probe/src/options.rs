@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use crate::catalogue::CheckId;
 use crate::error::ProbeError;
+use crate::words::mistake;
+use l10n::Arg;
 
 /// The defaults: the workbook's API. [`Options::new`] and the command line's
 /// flags both take them from here.
@@ -103,44 +105,41 @@ impl Options {
 
     /// Checks the options that a run would otherwise trip on halfway.
     pub fn validate(&self) -> Result<(), ProbeError> {
-        let bad = |why: String| Err(ProbeError::Options(why));
+        let bad = |id: &str, args: &[(&str, Arg)]| Err(ProbeError::Options(mistake(id, args)));
+        let given = |value: &str| Arg::from(format!("{value:?}"));
         if self.urls.is_empty() {
-            return bad("no URL: give the server's, e.g. http://127.0.0.1:8080".to_owned());
+            return bad("probe-mistake-no-url", &[]);
         }
         if !self.body.contains("{n}") {
-            return bad(format!(
-                "--body {:?} has no {{n}}: each scenario needs a body of its own (e.g. {{\"orderId\": {{n}}, \"amount\": 100}})",
-                self.body
-            ));
+            return bad(
+                "probe-mistake-body-without-n",
+                &[("body", given(&self.body))],
+            );
         }
         if serde_json::from_str::<serde_json::Value>(&self.body.replace("{n}", "1")).is_err() {
-            return bad(format!(
-                "--body {:?} is not JSON once {{n}} is a number",
-                self.body
-            ));
+            return bad(
+                "probe-mistake-body-not-json",
+                &[("body", given(&self.body))],
+            );
         }
         if self.other_body.replace("{n}", "1") == self.body.replace("{n}", "1") {
-            return bad("--other-body must differ from --body".to_owned());
+            return bad("probe-mistake-same-bodies", &[]);
         }
         if !self.id_pointer.is_empty() && !self.id_pointer.starts_with('/') {
-            return bad(format!(
-                "--id-pointer {:?} is not a JSON pointer: it starts with / (e.g. /id, /data/id)",
-                self.id_pointer
-            ));
+            return bad(
+                "probe-mistake-id-pointer",
+                &[("pointer", given(&self.id_pointer))],
+            );
         }
         if !self.path.starts_with('/') {
-            return bad(format!("--path {:?} must start with /", self.path));
+            return bad("probe-mistake-path", &[("path", given(&self.path))]);
         }
         let sizes = 2..=200;
         if !sizes.contains(&self.burst) || self.hang_bursts.iter().any(|n| !sizes.contains(n)) {
-            return bad("bursts are between 2 and 200 requests".to_owned());
+            return bad("probe-mistake-burst-size", &[]);
         }
         if self.database_url.is_some() != self.count_sql.is_some() {
-            return bad(
-                "--database-url and --count-sql go together: where to count, and what \
-                 (e.g. --count-sql \"select count(*) from payments\")"
-                    .to_owned(),
-            );
+            return bad("probe-mistake-count-alone", &[]);
         }
         Ok(())
     }
@@ -168,15 +167,13 @@ pub struct ParsedUrl {
 
 /// Parses `http://host[:port][/path]`.
 pub fn parse_url(url: &str) -> Result<ParsedUrl, ProbeError> {
-    let bad = |why: &str| ProbeError::BadUrl(format!("{url:?}: {why}"));
+    let bad = |id: &str| ProbeError::BadUrl(mistake(id, &[("url", Arg::from(format!("{url:?}")))]));
     if url.starts_with("https://") {
-        return Err(bad(
-            "the probe speaks plain HTTP only; probe the server on its plain port (e.g. http://127.0.0.1:8080)",
-        ));
+        return Err(bad("probe-mistake-url-https"));
     }
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| bad("expected http://HOST:PORT (e.g. http://127.0.0.1:8080)"))?;
+        .ok_or_else(|| bad("probe-mistake-url-scheme"))?;
     let (authority, path) = match rest.find('/') {
         Some(at) => rest.split_at(at),
         None => (rest, ""),
@@ -184,7 +181,7 @@ pub fn parse_url(url: &str) -> Result<ParsedUrl, ProbeError> {
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let (host, after) = v6
             .split_once(']')
-            .ok_or_else(|| bad("unclosed [ in the host"))?;
+            .ok_or_else(|| bad("probe-mistake-url-bracket"))?;
         (host, after.strip_prefix(':'))
     } else {
         match authority.rsplit_once(':') {
@@ -193,12 +190,10 @@ pub fn parse_url(url: &str) -> Result<ParsedUrl, ProbeError> {
         }
     };
     if host.is_empty() {
-        return Err(bad("no host"));
+        return Err(bad("probe-mistake-url-no-host"));
     }
     let port = match port {
-        Some(port) => port
-            .parse()
-            .map_err(|_| bad("the port is not a number from 1 to 65535"))?,
+        Some(port) => port.parse().map_err(|_| bad("probe-mistake-url-port"))?,
         None => 80,
     };
     Ok(ParsedUrl {

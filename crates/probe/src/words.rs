@@ -19,7 +19,7 @@ use l10n::{Arg, Lang, Localiser, t};
 use serde::Serialize;
 
 use crate::catalogue::CheckId;
-use crate::error::ProbeError;
+use crate::error::{Mistake, ProbeError};
 use crate::http::NoAnswer;
 use crate::outcome::Verdict;
 use crate::profile::{ConcurrentOtherBody, InFlight, KeyLifetime, ReplayMarker};
@@ -549,13 +549,21 @@ pub mod profile {
 }
 
 /// A line of standard error for a run that could not run.
+/// A mistake in the options or the URL (`probe-mistake-*`), said in the run's
+/// language and in English.
+pub fn mistake(id: &str, args: &[(&str, Arg)]) -> Mistake {
+    Mistake {
+        said: words().say(id, args),
+        english: MESSAGES.in_lang(Lang::English).say(id, args),
+    }
+}
+
 /// What stopped the probe, in the run's language (the error's `Display` is the
 /// English of the same message, for logs and the JSON report's `error`).
 pub fn probe_error(error: &ProbeError) -> String {
     let w = words();
     match error {
-        // Said where they are made (the options', the URL's own checks).
-        ProbeError::BadUrl(said) | ProbeError::Options(said) => said.clone(),
+        ProbeError::BadUrl(mistake) | ProbeError::Options(mistake) => mistake.said.clone(),
         ProbeError::Remote { host, addr } => {
             t!(
                 w,

@@ -318,6 +318,20 @@ async fn what_stops_the_probe_is_said_in_the_learners_language() {
          Portuguese; it ended with {:?} and printed: {stderr}",
         output.status
     );
+    // A mistake in the URL, found before anything is sent.
+    let output = run_binary(vec![
+        "https://127.0.0.1:8080".into(),
+        "--lang".into(),
+        "pt-BR".into(),
+    ])
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(2) && stderr.contains("o probe só fala HTTP simples"),
+        "with --lang pt-BR, an https URL should be refused in Portuguese, exiting 2; it ended \
+         with {:?} and printed: {stderr}",
+        output.status
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

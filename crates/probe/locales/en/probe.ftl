@@ -208,3 +208,23 @@ probe-error-no-id = the server at { $target } answered 2xx without an id at the 
 probe-error-count = the effect count failed ({ $reason }): check --database-url and --count-sql
 probe-error-no-counting = this probe was built without PostgreSQL, so it cannot count effects: install it with `cargo install --locked --path crates/probe --features postgres`, or leave out --database-url and --count-sql
 probe-error-write = cannot write the { $format } report to { $path }: { $reason }
+
+# A mistake in the probe's options or URL (options.rs, cli.rs): what is wrong and
+# how to put it right. The value given is an argument, quoted as it was given.
+probe-mistake-no-url = no URL: give the server's, e.g. http://127.0.0.1:8080
+probe-mistake-body-without-n = --body { $body } has no {"{"}n{"}"}: each scenario needs a body of its own (e.g. {"{"}"orderId": {"{"}n{"}"}, "amount": 100{"}"})
+probe-mistake-body-not-json = --body { $body } is not JSON once {"{"}n{"}"} is a number
+probe-mistake-same-bodies = --other-body must differ from --body
+probe-mistake-id-pointer = --id-pointer { $pointer } is not a JSON pointer: it starts with / (e.g. /id, /data/id)
+probe-mistake-path = --path { $path } must start with /
+probe-mistake-burst-size = bursts are between 2 and 200 requests
+probe-mistake-count-alone = --database-url and --count-sql go together: where to count, and what (e.g. --count-sql "select count(*) from payments")
+probe-mistake-url-https = { $url }: the probe speaks plain HTTP only; probe the server on its plain port (e.g. http://127.0.0.1:8080)
+probe-mistake-url-scheme = { $url }: expected http://HOST:PORT (e.g. http://127.0.0.1:8080)
+probe-mistake-url-bracket = { $url }: unclosed [ in the host
+probe-mistake-url-no-host = { $url }: no host
+probe-mistake-url-port = { $url }: the port is not a number from 1 to 65535
+probe-mistake-header = -H { $line } is not 'NAME: VALUE'
+probe-mistake-reports-on-stdout = { $count } reports to standard output ({ $formats }): give all but one a file, e.g. --report junit=probe.xml
+probe-mistake-no-runtime = cannot start a tokio runtime: { $error }
+probe-mistake-no-proxy-port = the fault proxy found no port on 127.0.0.1: { $error }

@@ -209,3 +209,23 @@ probe-error-no-id = o servidor em { $target } respondeu 2xx sem um id no ponteir
 probe-error-count = a contagem de efeitos falhou ({ $reason }): confira --database-url e --count-sql
 probe-error-no-counting = este probe foi compilado sem PostgreSQL, então não consegue contar efeitos: instale-o com `cargo install --locked --path crates/probe --features postgres`, ou deixe de fora --database-url e --count-sql
 probe-error-write = não foi possível gravar o relatório { $format } em { $path }: { $reason }
+
+# Um erro nas opções ou na URL do probe (options.rs, cli.rs): o que está errado e
+# como corrigir. O valor dado é um argumento, entre aspas como foi dado.
+probe-mistake-no-url = nenhuma URL: dê a do servidor, por exemplo http://127.0.0.1:8080
+probe-mistake-body-without-n = --body { $body } não tem {"{"}n{"}"}: cada cenário precisa de um corpo próprio (por exemplo {"{"}"orderId": {"{"}n{"}"}, "amount": 100{"}"})
+probe-mistake-body-not-json = --body { $body } não é JSON quando {"{"}n{"}"} vira um número
+probe-mistake-same-bodies = --other-body tem de ser diferente de --body
+probe-mistake-id-pointer = --id-pointer { $pointer } não é um ponteiro JSON: ele começa com / (por exemplo /id, /data/id)
+probe-mistake-path = --path { $path } tem de começar com /
+probe-mistake-burst-size = as rajadas têm de 2 a 200 pedidos
+probe-mistake-count-alone = --database-url e --count-sql andam juntos: onde contar, e o quê (por exemplo --count-sql "select count(*) from payments")
+probe-mistake-url-https = { $url }: o probe só fala HTTP simples; teste o servidor na porta HTTP simples dele (por exemplo http://127.0.0.1:8080)
+probe-mistake-url-scheme = { $url }: esperava http://HOST:PORTA (por exemplo http://127.0.0.1:8080)
+probe-mistake-url-bracket = { $url }: [ sem fechar no host
+probe-mistake-url-no-host = { $url }: falta o host
+probe-mistake-url-port = { $url }: a porta não é um número de 1 a 65535
+probe-mistake-header = -H { $line } não é 'NOME: VALOR'
+probe-mistake-reports-on-stdout = { $count } relatórios na saída padrão ({ $formats }): dê um arquivo a todos menos um, por exemplo --report junit=probe.xml
+probe-mistake-no-runtime = não foi possível iniciar um runtime do tokio: { $error }
+probe-mistake-no-proxy-port = o proxy de falhas não encontrou porta livre em 127.0.0.1: { $error }

@@ -21,7 +21,10 @@ impl Probe<'_> {
         // In front of one instance; the retries go round the others.
         let behind = self.target().clone();
         let proxy = FaultyProxy::bind(behind.addr).await.map_err(|e| {
-            ProbeError::Options(format!("the fault proxy found no port on 127.0.0.1: {e}"))
+            ProbeError::Options(crate::words::mistake(
+                "probe-mistake-no-proxy-port",
+                &[("error", l10n::Arg::from(e.to_string()))],
+            ))
         })?;
         let through_proxy = Target {
             addr: proxy.addr(),

@@ -1,7 +1,8 @@
 //! The runner's command line, run against small fixture workbooks
 //! (`tests/fixtures/`): one stage of each kind (passes, fails, hangs, does not
 //! compile), and a sound workbook for `verify`. The fixtures are workspaces of
-//! their own, without dependencies; they build into `target/tmp/runner-fixtures`.
+//! their own, without dependencies; they build into `target/tmp/runner-fixtures`
+//! (a copy, into a directory of its own there: see `target_dir_of`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,16 +54,27 @@ fn workbook(root: &Path, state: &Path) -> Command {
     command
 }
 
+/// Where the workbook at `root` builds. The fixtures themselves share one
+/// directory; each copy has its own: a copy's crates have the same paths inside
+/// its workspace as the fixture's, so cargo names their executables the same, and
+/// a copy rebuilt (its files are newer) would replace an executable another test
+/// is running ("could not run .../deps/pass-...: No such file or directory", seen
+/// in CI while watch tests ran beside each other).
+fn target_dir_of(root: &Path) -> PathBuf {
+    let fixtures = Path::new(env!("CARGO_TARGET_TMPDIR")).join("runner-fixtures");
+    match root.strip_prefix(env!("CARGO_TARGET_TMPDIR")) {
+        Ok(copy) => fixtures.join("copies").join(copy),
+        Err(_) => fixtures,
+    }
+}
+
 /// The fixture's root and a state directory of the test's own; nothing from
 /// the environment the tests run in.
 fn with_env(command: &mut Command, root: &Path, state: &Path) {
     command
         .env("WORKBOOK_ROOT", root)
         .env("WORKBOOK_STATE", state)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("runner-fixtures"),
-        )
+        .env("CARGO_TARGET_DIR", target_dir_of(root))
         .env_remove("WORKBOOK_STAGES")
         .env_remove("WORKBOOK_OBSERVATIONS")
         .env_remove("WORKBOOK_STARTED_BY")

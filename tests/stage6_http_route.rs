@@ -7,30 +7,13 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use harness::{Answer, Call, PoolSize, TestDb, fire_concurrently, reference_schema};
-use harness::{catalogue, t};
+use harness::{Shown, catalogue, t};
 use rstest::rstest;
 use serde_json::Value;
 
 // What these tests say, in the learner's language
 // (tests/locales/*/stage6_http_route.ftl).
 catalogue!(static MESSAGES = "locales", "stage6_http_route");
-
-/// An answer as the messages show it: status, content type, body, and the
-/// headers the stages set, when present.
-fn shown(answer: &Answer) -> String {
-    let mut text = format!("{} {} {}", answer.status, answer.content_type, answer.body);
-    for (name, value) in [
-        ("Idempotent-Replayed", &answer.replayed),
-        ("WWW-Authenticate", &answer.challenge),
-        ("Location", &answer.location),
-        ("Retry-After", &answer.retry_after),
-    ] {
-        if let Some(value) = value {
-            text.push_str(&format!(" ({name}: {value})"));
-        }
-    }
-    text
-}
 
 /// How many answers came back with each status: `19 × 201, 1 × 500`.
 fn statuses(answers: &[Answer]) -> String {
@@ -140,7 +123,7 @@ async fn twenty_concurrent_requests_over_http_create_one_payment() {
         t!(
             MESSAGES,
             "the-twenty-answers-are-identical",
-            first = shown(&answers[0]),
+            first = answers[0].shown(),
             number = answers
                 .iter()
                 .position(|a| a != &answers[0])
@@ -148,7 +131,7 @@ async fn twenty_concurrent_requests_over_http_create_one_payment() {
             other = answers
                 .iter()
                 .find(|a| *a != &answers[0])
-                .map(shown)
+                .map(Shown::shown)
                 .unwrap_or_default()
         )
     );
@@ -187,7 +170,7 @@ async fn a_repeat_replays_the_stored_status_and_body() {
         t!(
             MESSAGES,
             "the-first-request-is-answered-201",
-            got = shown(&first)
+            got = first.shown()
         )
     );
     assert!(
@@ -196,8 +179,8 @@ async fn a_repeat_replays_the_stored_status_and_body() {
         t!(
             MESSAGES,
             "a-repeat-gets-the-first-answer-again",
-            first = shown(&first),
-            again = shown(&again)
+            first = first.shown(),
+            again = again.shown()
         )
     );
     payments_made_by_now(db.payment_count().await, 1);
@@ -218,7 +201,7 @@ async fn a_quoted_key_is_stored_unescaped() {
             MESSAGES,
             "a-quoted-key-is-accepted",
             sent = sent,
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
     let stored = db
@@ -248,8 +231,8 @@ async fn different_keys_make_different_payments() {
         t!(
             MESSAGES,
             "each-keys-first-request-pays",
-            a = shown(&a),
-            b = shown(&b)
+            a = a.shown(),
+            b = b.shown()
         )
     );
     assert!(
@@ -277,7 +260,7 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
             MESSAGES,
             "the-bare-key-is-answered-201",
             key = "key-1",
-            got = shown(&bare)
+            got = bare.shown()
         )
     );
     assert!(
@@ -288,8 +271,8 @@ async fn a_quoted_structured_field_key_is_the_same_key_as_the_bare_one() {
             "a-quoted-key-is-the-bare-key",
             quoted = "\"key-1\"",
             key = "key-1",
-            bare = shown(&bare),
-            got = shown(&quoted)
+            bare = bare.shown(),
+            got = quoted.shown()
         )
     );
     payments_made_by_now(db.payment_count().await, 1);
@@ -338,7 +321,7 @@ async fn a_bad_request_is_refused_with_a_problem_and_touches_nothing(
             },
             body = body,
             status = status,
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
     is_a_problem(&answer.content_type);
@@ -389,7 +372,7 @@ async fn a_key_sent_in_two_field_lines_is_refused_and_touches_nothing() {
         t!(
             MESSAGES,
             "a-key-in-two-field-lines-is-refused",
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
     let wanted = format!("{}idempotency-key-malformed", payment_model::PROBLEM_BASE);
@@ -421,7 +404,7 @@ async fn a_key_of_exactly_the_limit_is_accepted() {
             MESSAGES,
             "a-key-of-the-limit-is-accepted",
             length = stage6::MAX_KEY_LENGTH,
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
 }
@@ -438,7 +421,7 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
         t!(
             MESSAGES,
             "the-first-request-is-answered-201",
-            got = shown(&first)
+            got = first.shown()
         )
     );
     assert!(
@@ -447,7 +430,7 @@ async fn the_same_key_with_another_body_is_a_422_problem() {
         t!(
             MESSAGES,
             "another-body-is-refused-with-422",
-            got = shown(&other)
+            got = other.shown()
         )
     );
     is_a_problem(&other.content_type);
@@ -585,7 +568,7 @@ async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
         t!(
             MESSAGES,
             "a-body-that-stops-arriving-is-a-408",
-            got = shown(answer)
+            got = answer.shown()
         )
     );
     is_a_problem(&answer.content_type);

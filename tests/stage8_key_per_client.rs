@@ -9,29 +9,12 @@ use std::time::Duration;
 use harness::{
     Answer, Call, Outcome, PoolSize, Schema, TestDb, fire_concurrently, fire_while_first_is_held,
 };
-use harness::{catalogue, t};
+use harness::{Shown, catalogue, t};
 use rstest::rstest;
 
 // What these tests say, in the learner's language
 // (tests/locales/*/stage8_key_per_client.ftl).
 catalogue!(static MESSAGES = "locales", "stage8_key_per_client");
-
-/// An answer as the messages show it: status, content type, body, and the
-/// headers the stages set, when present.
-fn shown(answer: &Answer) -> String {
-    let mut text = format!("{} {} {}", answer.status, answer.content_type, answer.body);
-    for (name, value) in [
-        ("Idempotent-Replayed", &answer.replayed),
-        ("WWW-Authenticate", &answer.challenge),
-        ("Location", &answer.location),
-        ("Retry-After", &answer.retry_after),
-    ] {
-        if let Some(value) = value {
-            text.push_str(&format!(" ({name}: {value})"));
-        }
-    }
-    text
-}
 
 /// `made` payments must be `wanted`, or the test fails saying how many there are.
 fn payments_made_by_now(made: i64, wanted: i64) {
@@ -79,7 +62,7 @@ fn is_the_problem(answer: &Answer, kind: &str) {
             MESSAGES,
             "the-problem-type-says-what-was-wrong",
             wanted = &wanted,
-            got = shown(answer)
+            got = answer.shown()
         )
     );
 }
@@ -210,7 +193,7 @@ async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_n
                 None => t!(MESSAGES, "with-no-key"),
             },
             status = status,
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
     is_a_problem(&answer);
@@ -225,7 +208,7 @@ async fn a_request_from_no_known_client_or_without_a_key_is_refused_and_stores_n
             t!(
                 MESSAGES,
                 "a-401-says-how-to-authenticate",
-                got = shown(&answer)
+                got = answer.shown()
             )
         );
     }
@@ -249,7 +232,7 @@ async fn a_body_over_the_limit_is_a_413_problem_and_stores_nothing() {
             "a-body-over-the-limit-is-a-413",
             megabytes = 3u32,
             limit = 2u32,
-            got = shown(&answer)
+            got = answer.shown()
         )
     );
     is_a_problem(&answer);
@@ -287,7 +270,7 @@ async fn a_body_that_stops_arriving_is_a_408_problem_and_stores_nothing() {
         t!(
             MESSAGES,
             "a-body-that-stops-arriving-is-a-408",
-            got = shown(answer)
+            got = answer.shown()
         )
     );
     is_the_problem(answer, "body-timeout");
@@ -313,8 +296,8 @@ async fn the_same_key_from_two_clients_makes_two_payments() {
             MESSAGES,
             "each-clients-first-request-pays",
             key = "order-1",
-            a = shown(&from_a),
-            b = shown(&from_b)
+            a = from_a.shown(),
+            b = from_b.shown()
         )
     );
     assert!(
@@ -468,23 +451,23 @@ async fn client_b_sending_client_a_key_never_receives_a_answer(#[case] body_of_b
             MESSAGES,
             "as-first-request-pays",
             key = "order-1",
-            got = shown(&from_a)
+            got = from_a.shown()
         )
     );
     assert!(
         from_b.body != from_a.body,
         "{}",
-        t!(MESSAGES, "b-never-receives-as-answer", got = shown(&from_b))
+        t!(MESSAGES, "b-never-receives-as-answer", got = from_b.shown())
     );
     assert!(
         from_b.status == 201,
         "{}",
-        t!(MESSAGES, "bs-key-is-bs-own", got = shown(&from_b))
+        t!(MESSAGES, "bs-key-is-bs-own", got = from_b.shown())
     );
     assert!(
         from_b.replayed.is_none(),
         "{}",
-        t!(MESSAGES, "bs-answer-is-no-replay", got = shown(&from_b))
+        t!(MESSAGES, "bs-answer-is-no-replay", got = from_b.shown())
     );
     one_payment_each(payments_of(&db).await, "one-payment-for-each-client");
 }
@@ -503,7 +486,7 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
         t!(
             MESSAGES,
             "the-first-request-is-answered-201",
-            got = shown(&first)
+            got = first.shown()
         )
     );
     assert!(
@@ -512,7 +495,7 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
         t!(
             MESSAGES,
             "the-first-answer-is-no-replay",
-            got = shown(&first)
+            got = first.shown()
         )
     );
     assert!(
@@ -521,14 +504,14 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
         t!(
             MESSAGES,
             "a-repeat-replays-the-201",
-            first = shown(&first),
-            again = shown(&again)
+            first = first.shown(),
+            again = again.shown()
         )
     );
     assert!(
         again.replayed.as_deref() == Some("true"),
         "{}",
-        t!(MESSAGES, "a-replay-says-so", got = shown(&again))
+        t!(MESSAGES, "a-replay-says-so", got = again.shown())
     );
     assert!(
         other_body.status == 422,
@@ -536,13 +519,13 @@ async fn a_replayed_answer_says_so_and_the_first_does_not() {
         t!(
             MESSAGES,
             "another-body-is-refused-with-422",
-            got = shown(&other_body)
+            got = other_body.shown()
         )
     );
     assert!(
         other_body.replayed.is_none(),
         "{}",
-        t!(MESSAGES, "a-refusal-is-no-replay", got = shown(&other_body))
+        t!(MESSAGES, "a-refusal-is-no-replay", got = other_body.shown())
     );
     payments_made_by_now(db.payment_count().await, 1);
 }
@@ -574,7 +557,7 @@ async fn only_the_reserving_insert_runs_under_the_bounded_wait() {
     assert!(
         answer.status == 201,
         "{}",
-        t!(MESSAGES, "a-new-key-is-answered-201", got = shown(&answer))
+        t!(MESSAGES, "a-new-key-is-answered-201", got = answer.shown())
     );
     let mut conn = db.connect().await;
     let seen: Vec<String> = sqlx::query_scalar("SELECT setting FROM lock_timeout_seen")
@@ -773,7 +756,7 @@ async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_40
         t!(
             MESSAGES,
             "a-duplicate-in-flight-is-told-409",
-            got = shown(&duplicate)
+            got = duplicate.shown()
         )
     );
     is_the_problem(&duplicate, "request-in-flight");
@@ -783,7 +766,7 @@ async fn with_the_default_settings_a_duplicate_of_a_request_in_flight_is_told_40
         t!(
             MESSAGES,
             "the-first-request-pays-once-let-go",
-            got = shown(&first)
+            got = first.shown()
         )
     );
     payments_made_by_now(db.payment_count().await, 1);

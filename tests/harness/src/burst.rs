@@ -184,6 +184,25 @@ pub trait Shown {
     fn shown(&self) -> String;
 }
 
+/// An answer as the tests' messages show it: status, content type, body, and
+/// the headers the stages set, when present.
+impl Shown for crate::http::Answer {
+    fn shown(&self) -> String {
+        let mut text = format!("{} {} {}", self.status, self.content_type, self.body);
+        for (name, value) in [
+            ("Idempotent-Replayed", &self.replayed),
+            ("WWW-Authenticate", &self.challenge),
+            ("Location", &self.location),
+            ("Retry-After", &self.retry_after),
+        ] {
+            if let Some(value) = value {
+                text.push_str(&format!(" ({name}: {value})"));
+            }
+        }
+        text
+    }
+}
+
 impl Shown for Reply {
     fn shown(&self) -> String {
         format!("{} {}", self.status, self.body)

@@ -5,14 +5,14 @@
 //! with the order.
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use harness::proxy::{Exchange, Fault, FaultyProxy};
 use harness::{Call, PaymentGate, PoolSize, Schema, Shown, TestDb, reference_schema};
 use harness::{catalogue, t};
 use payment_model::Reply;
 use rstest::rstest;
-use stage7::{PayError, Payment, PaymentsClient, RetryPolicy};
+use stage7::{PayError, Payment, PaymentsClient, RetryPolicy, retry_after};
 
 // What these tests say, in the learner's language
 // (tests/locales/*/stage7_retrying_client.ftl).
@@ -122,6 +122,144 @@ fn client(proxy: &FaultyProxy) -> PaymentsClient {
 
 fn client_with(proxy: &FaultyProxy, policy: RetryPolicy) -> PaymentsClient {
     PaymentsClient::new(&format!("http://{}", proxy.addr()), policy)
+}
+
+/// Sun, 06 Nov 1994 08:49:37 GMT, the example date of RFC 9110 §5.6.7.
+const RFC_EXAMPLE_DATE: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
+
+/// The instant [`RFC_EXAMPLE_DATE`] names.
+fn rfc_example_date() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777)
+}
+
+#[rstest]
+#[case::seconds("120", 120)]
+#[case::no_seconds("0", 0)]
+#[case::spaces_around_the_seconds(" 7 ", 7)]
+fn a_retry_after_in_seconds_asks_for_that_many_seconds(#[case] value: &str, #[case] seconds: u64) {
+    let got = retry_after(value, SystemTime::now());
+    assert!(
+        got == Some(Duration::from_secs(seconds)),
+        "{}",
+        t!(
+            MESSAGES,
+            "retry-after-in-seconds",
+            value = format!("{value:?}"),
+            seconds = seconds,
+            got = format!("{got:?}")
+        )
+    );
+}
+
+/// A date 90 s ahead asks for those 90 s; a date already past, for no wait.
+#[rstest]
+#[case::ahead(rfc_example_date() - Duration::from_secs(90), 90)]
+#[case::already_past(rfc_example_date() + Duration::from_secs(3600), 0)]
+fn a_retry_after_date_asks_for_the_time_until_it(#[case] now: SystemTime, #[case] seconds: u64) {
+    let got = retry_after(RFC_EXAMPLE_DATE, now);
+    assert!(
+        got == Some(Duration::from_secs(seconds)),
+        "{}",
+        t!(
+            MESSAGES,
+            "retry-after-as-a-date",
+            value = RFC_EXAMPLE_DATE,
+            seconds = seconds,
+            got = format!("{got:?}")
+        )
+    );
+}
+
+#[test]
+fn a_retry_after_that_is_neither_seconds_nor_a_date_is_ignored() {
+    for value in ["", "soon", "-5", "1.5", "+5"] {
+        let got = retry_after(value, SystemTime::now());
+        assert!(
+            got.is_none(),
+            "{}",
+            t!(
+                MESSAGES,
+                "retry-after-neither",
+                value = format!("{value:?}"),
+                got = format!("{got:?}")
+            )
+        );
+    }
+}
+
+#[test]
+fn the_backoff_doubles_with_each_try_within_its_jitter() {
+    let first_delay = 200u64;
+    let client = PaymentsClient::new(
+        "http://127.0.0.1:1",
+        RetryPolicy {
+            first_delay: Duration::from_millis(first_delay),
+            ..RetryPolicy::default()
+        },
+    );
+    for attempt in 1..=4u32 {
+        // 200 ms × 2^(attempt-1), times a factor in [0.5, 1.5).
+        let base = first_delay << (attempt - 1);
+        let (low, high) = (base / 2, base * 3 / 2);
+        // Many draws: a wrong formula whose range only overlaps the right one
+        // falls outside it in most of them.
+        for _ in 0..200 {
+            let wait = client.backoff(attempt).as_millis();
+            assert!(
+                (u128::from(low)..u128::from(high)).contains(&wait),
+                "{}",
+                t!(
+                    MESSAGES,
+                    "the-backoff-doubles-within-its-jitter",
+                    attempt = attempt,
+                    first = first_delay,
+                    low = low,
+                    high = high,
+                    got = wait.to_string()
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn the_wait_is_what_the_server_asked_for_capped_at_max_delay() {
+    let max_delay = 10u64;
+    let client = PaymentsClient::new(
+        "http://127.0.0.1:1",
+        RetryPolicy {
+            max_delay: Duration::from_secs(max_delay),
+            ..RetryPolicy::default()
+        },
+    );
+    for (asked, wanted) in [(3u64, 3u64), (3600, max_delay)] {
+        let got = client.wait_before_next_try(1, Some(Duration::from_secs(asked)));
+        assert!(
+            got == Duration::from_secs(wanted),
+            "{}",
+            t!(
+                MESSAGES,
+                "the-wait-is-what-the-server-asked-for",
+                asked = asked,
+                max = max_delay,
+                wanted = wanted,
+                got = format!("{got:?}")
+            )
+        );
+    }
+    // Without Retry-After: the backoff, 200 ms × [0.5, 1.5) for the first retry.
+    let got = client.wait_before_next_try(1, None);
+    assert!(
+        got >= Duration::from_millis(100) && got < Duration::from_millis(300),
+        "{}",
+        t!(
+            MESSAGES,
+            "without-retry-after-the-wait-is-the-backoff",
+            low = 100u64,
+            high = 300u64,
+            got = format!("{got:?}")
+        )
+    );
 }
 
 // ANCHOR: faults

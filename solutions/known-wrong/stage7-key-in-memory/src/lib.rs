@@ -3,11 +3,11 @@
 //! order. A caller that calls `pay` again after an error, or a process started
 //! again after a crash, sends a new key, and pays again.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use payment_model::Reply;
 use stage7_answer::Attempt;
-pub use stage7_answer::{PayError, Payment, RetryPolicy};
+pub use stage7_answer::{PayError, Payment, RetryPolicy, retry_after};
 
 pub struct PaymentsClient {
     client: stage7_answer::PaymentsClient,
@@ -20,6 +20,16 @@ impl PaymentsClient {
             client: stage7_answer::PaymentsClient::new(base_url, policy),
             policy,
         }
+    }
+
+    /// The given backoff, the model answer's: only `pay` is wrong here.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        self.client.backoff(attempt)
+    }
+
+    /// The given wait between tries, the model answer's.
+    pub fn wait_before_next_try(&self, attempt: u32, asked: Option<Duration>) -> Duration {
+        self.client.wait_before_next_try(attempt, asked)
     }
 
     // ANCHOR: pay

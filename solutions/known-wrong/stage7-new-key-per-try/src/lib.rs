@@ -1,11 +1,11 @@
 //! Known wrong: stage 7's client, with a new Idempotency-Key for every try. When
 //! an answer is lost after the server committed, the retry is a new payment.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use payment_model::Reply;
 use stage7_answer::Attempt;
-pub use stage7_answer::{PayError, Payment, RetryPolicy};
+pub use stage7_answer::{PayError, Payment, RetryPolicy, retry_after};
 
 pub struct PaymentsClient {
     client: stage7_answer::PaymentsClient,
@@ -18,6 +18,16 @@ impl PaymentsClient {
             client: stage7_answer::PaymentsClient::new(base_url, policy),
             policy,
         }
+    }
+
+    /// The given backoff, the model answer's: only `pay` is wrong here.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        self.client.backoff(attempt)
+    }
+
+    /// The given wait between tries, the model answer's.
+    pub fn wait_before_next_try(&self, attempt: u32, asked: Option<Duration>) -> Duration {
+        self.client.wait_before_next_try(attempt, asked)
     }
 
     // ANCHOR: pay

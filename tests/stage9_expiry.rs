@@ -244,9 +244,13 @@ async fn the_reaper_deletes_only_expired_keys_in_bounded_batches() {
     old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
     let pool = db.pool(PoolSize::of(2));
 
-    let reaped = stage9::reap_expired_keys(&pool, &config())
-        .await
-        .unwrap_or_else(|e| reaper_failed(&e));
+    let reaped = within(
+        Duration::from_secs(10),
+        &t!(MESSAGES, "a-run-of-the-reaper"),
+        stage9::reap_expired_keys(&pool, &config()),
+    )
+    .await
+    .unwrap_or_else(|e| reaper_failed(&e));
 
     harness::observe(
         "stage9.reaped",
@@ -268,9 +272,13 @@ async fn the_reaper_deletes_only_expired_keys_in_bounded_batches() {
         "{}",
         t!(MESSAGES, "the-keys-inside-the-window-stay", left = left)
     );
-    let again = stage9::reap_expired_keys(&pool, &config())
-        .await
-        .unwrap_or_else(|e| reaper_failed(&e));
+    let again = within(
+        Duration::from_secs(10),
+        &t!(MESSAGES, "a-run-of-the-reaper"),
+        stage9::reap_expired_keys(&pool, &config()),
+    )
+    .await
+    .unwrap_or_else(|e| reaper_failed(&e));
     assert!(
         (again.keys, again.batches) == (0, 1),
         "{}",
@@ -552,6 +560,77 @@ async fn the_background_reaper_empties_the_expired_keys() {
         // Polling a condition, bounded by the deadline above: not timing a race.
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// The name the dropped reaper's connection goes by, to find it in `pg_stat_activity`.
+const REAPER_CONNECTIONS: &str =
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'stage9-dropped-reaper'";
+
+/// Polls `sql` (a count) until it is `wanted`, at most `bound`: a condition polled,
+/// not a race timed. False when the bound passed first.
+async fn count_becomes(db: &TestDb, sql: &'static str, wanted: i64, bound: Duration) -> bool {
+    let deadline = Instant::now() + bound;
+    while db.count(sql).await != wanted {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
+}
+
+/// A dropped reaper stops: its task ends, and with it the pool it was given (its
+/// only holder here), whose connection closes. A reaper that outlived its server
+/// would go on deleting keys, and hold a connection, for as long as the process runs.
+#[tokio::test]
+async fn a_dropped_background_reaper_stops_and_closes_its_connection() {
+    let db = TestDb::create(schema()).await;
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_lazy_with(
+            db.options()
+                .clone()
+                .application_name("stage9-dropped-reaper"),
+        );
+    let reaper = stage9::spawn_reaper(
+        pool,
+        stage9::Config {
+            reap_every: Duration::from_millis(10),
+            ..config()
+        },
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            t!(
+                MESSAGES,
+                "valid-settings-are-refused",
+                error = e.to_string()
+            )
+        )
+    });
+    let bound = Duration::from_secs(10);
+    assert!(
+        count_becomes(&db, REAPER_CONNECTIONS, 1, bound).await,
+        "{}",
+        t!(
+            MESSAGES,
+            "the-background-reaper-connects",
+            seconds = bound.as_secs()
+        )
+    );
+
+    drop(reaper);
+
+    assert!(
+        count_becomes(&db, REAPER_CONNECTIONS, 0, bound).await,
+        "{}",
+        t!(
+            MESSAGES,
+            "a-dropped-reaper-stops",
+            seconds = bound.as_secs()
+        )
+    );
 }
 
 /// `cargo workbook api --stage 9`'s program (tests/stage9_api.rs).

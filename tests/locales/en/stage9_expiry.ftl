@@ -99,3 +99,6 @@ the-first-request = the first request
 a-duplicate-in-flight-is-told-409 = a duplicate of a request still in flight must be told 409 once the key's lock times out (SQLSTATE 55P03): it got { $got }
 the-first-request-pays-once-let-go = the first request must pay once let go: it got { $got }
 only-a-lock-timeout-is-a-409 = only a lock timeout (SQLSTATE 55P03) means another request holds the key; any other error of the reservation must be returned as an error, not answered 409: it got { $got }
+the-background-reaper-connects = the background reaper should connect to the database within { $seconds } s of its start, to do its first run: its connection never appeared
+a-dropped-reaper-stops = the background reaper was dropped, so it must stop: its task ends, and the pool it was given closes its connection. { $seconds } s later the connection was still open: does Reaper's Drop end the task?
+a-run-of-the-reaper = a run of the reaper (reap_expired_keys),

@@ -106,3 +106,6 @@ the-first-request = o primeiro pedido
 a-duplicate-in-flight-is-told-409 = uma duplicata de um pedido ainda em andamento tem de receber 409 quando a espera pelo lock da chave passa do limite (SQLSTATE 55P03): recebeu { $got }
 the-first-request-pays-once-let-go = o primeiro pedido tem de pagar depois de solto: recebeu { $got }
 only-a-lock-timeout-is-a-409 = só um lock timeout (SQLSTATE 55P03) quer dizer que outro pedido segura a chave; qualquer outro erro da reserva tem de ser retornado como erro, e não respondido com 409: recebeu { $got }
+the-background-reaper-connects = a rotina de limpeza em segundo plano deveria se conectar ao banco em até { $seconds } s depois de começar, para a primeira passada: a conexão dela nunca apareceu
+a-dropped-reaper-stops = a rotina de limpeza em segundo plano foi descartada (drop), então tem de parar: a tarefa dela termina, e o pool que ela recebeu fecha a conexão. { $seconds } s depois, a conexão ainda estava aberta: o Drop de Reaper termina a tarefa?
+a-run-of-the-reaper = uma passada da rotina de limpeza (reap_expired_keys),

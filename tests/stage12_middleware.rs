@@ -195,9 +195,16 @@ async fn stopped_after_its_route(
     request
 }
 
-/// Sends `request` through `router`, without a network in between.
+/// How long a request through the layer may take, a request stopped at a crash
+/// point included (the tests resume or drop it within seconds).
+const REQUEST_BOUND: Duration = Duration::from_secs(30);
+
+/// Sends `request` through `router`, without a network in between, within
+/// [`REQUEST_BOUND`].
 async fn send(router: Router, request: Request) -> Answer {
-    let response: Response = match router.oneshot(request).await {
+    let answering = t!(MESSAGES, "a-request-through-the-layer");
+    let response: Response = match within(REQUEST_BOUND, &answering, router.oneshot(request)).await
+    {
         Ok(response) => response,
         Err(never) => match never {},
     };

@@ -256,3 +256,4 @@ the-request-that-reserved-the-key-again-is-its-only-payment = the payment of the
     [one] there is 1
    *[other] there are { $payments }
 }
+a-request-through-the-layer = a request through the layer, or stopped at a crash point where only the first request stops,

@@ -253,3 +253,4 @@ the-request-that-reserved-the-key-again-is-its-only-payment = o pagamento do ped
     [1] há 1
    *[other] há { $payments }
 }
+a-request-through-the-layer = um pedido através da camada, ou parado num ponto de queda onde só o primeiro pedido para,

@@ -513,13 +513,11 @@ async fn a_reaper_looping_during_a_burst_causes_no_second_payment_and_no_error()
 }
 // ANCHOR_END: burst
 
-#[tokio::test]
-async fn the_background_reaper_empties_the_expired_keys() {
-    let db = TestDb::create(schema()).await;
-    db.execute(CLIENTS).await;
-    old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
-    let reaper = stage9::spawn_reaper(
-        db.pool(PoolSize::of(1)),
+/// The background reaper on `pool`, running every 10 ms; the test fails if the
+/// (valid) settings are refused.
+fn reaper_every_10_ms(pool: sqlx::PgPool) -> stage9::Reaper {
+    stage9::spawn_reaper(
+        pool,
         stage9::Config {
             reap_every: Duration::from_millis(10),
             ..config()
@@ -534,7 +532,15 @@ async fn the_background_reaper_empties_the_expired_keys() {
                 error = e.to_string()
             )
         )
-    });
+    })
+}
+
+#[tokio::test]
+async fn the_background_reaper_empties_the_expired_keys() {
+    let db = TestDb::create(schema()).await;
+    db.execute(CLIENTS).await;
+    old_keys(&db, EXPIRED_250_AND_FRESH_5).await;
+    let reaper = reaper_every_10_ms(db.pool(PoolSize::of(1)));
     let bound = Duration::from_secs(10);
     let deadline = Instant::now() + bound;
     loop {
@@ -592,23 +598,7 @@ async fn a_dropped_background_reaper_stops_and_closes_its_connection() {
                 .clone()
                 .application_name("stage9-dropped-reaper"),
         );
-    let reaper = stage9::spawn_reaper(
-        pool,
-        stage9::Config {
-            reap_every: Duration::from_millis(10),
-            ..config()
-        },
-    )
-    .unwrap_or_else(|e| {
-        panic!(
-            "{}",
-            t!(
-                MESSAGES,
-                "valid-settings-are-refused",
-                error = e.to_string()
-            )
-        )
-    });
+    let reaper = reaper_every_10_ms(pool);
     let bound = Duration::from_secs(10);
     assert!(
         count_becomes(&db, REAPER_CONNECTIONS, 1, bound).await,

@@ -41,6 +41,9 @@ fact-statements = { $count ->
 }
 fact-sent = sent at { $at }
 fact-each = each { $fact }
+fact-answered-after = answered after { $duration }
+fact-replayed = marked as a replay
+fact-not-replayed = not marked as a replay
 step-rows = { $statement } ({ $count ->
     [one] 1 row
    *[other] { $count } rows
@@ -68,6 +71,8 @@ legend-answer = answer
 legend-panicked = panicked
 legend-unfinished = still running
 legend-in-flight = in flight
+legend-unanswered = no answer within the bound
+legend-no-answer = no answer (connection failed)
 legend-heading = Legend
 
 ## What the recording could not see

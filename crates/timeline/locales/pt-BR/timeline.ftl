@@ -47,6 +47,9 @@ fact-statements = { $count ->
 }
 fact-sent = enviado em { $at }
 fact-each = cada um { $fact }
+fact-answered-after = respondido após { $duration }
+fact-replayed = marcado como resposta repetida
+fact-not-replayed = sem marca de resposta repetida
 step-rows = { $statement } ({ $count ->
     [0] 0 linhas
     [1] 1 linha
@@ -75,6 +78,8 @@ legend-answer = resposta
 legend-panicked = pânico
 legend-unfinished = ainda rodando
 legend-in-flight = em andamento
+legend-unanswered = sem resposta dentro do limite
+legend-no-answer = sem resposta (a conexão falhou)
 legend-heading = Legenda
 
 ## O que a gravação não pôde ver

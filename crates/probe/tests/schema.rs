@@ -23,6 +23,7 @@ fn a_report() -> Report {
         evidence: vec![],
         answers: vec![],
         effects: None,
+        timeline: None,
         elapsed: Duration::from_millis(12),
     }];
     Report {

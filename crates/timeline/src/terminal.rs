@@ -7,7 +7,7 @@
 use crate::fold::{EndKind, Group, Lane, Picture, State};
 use crate::said;
 use crate::say;
-use crate::trace::{End, NO_ANSWER, Trace, UNANSWERED};
+use crate::trace::{End, Missing, NO_ANSWER, Trace, UNANSWERED};
 use crate::words::Words;
 
 #[derive(Debug, Clone, Copy)]
@@ -105,6 +105,9 @@ fn draw_groups(
         .clamp(10, 64);
     let total = picture.end_us.max(1);
 
+    // From the client's side a lane has nothing to show but when it was in
+    // flight: a folded lane shows when each of its answers came back instead.
+    let client_side = trace.seen.missing.contains(&Missing::ClientSide);
     let mut lines = vec![paint(
         &said::shorten(&said::title(trace, picture, words), width),
         "1",
@@ -123,7 +126,10 @@ fn draw_groups(
         let Some(lane) = picture.lane(group.drawn) else {
             continue;
         };
-        let (cells, states) = cells(lane, total, bar);
+        let (mut cells, states) = cells(lane, total, bar);
+        if client_side {
+            every_answer(&mut cells, group, picture, total);
+        }
         marks.push(end_mark(&lane.end));
         for state in states {
             if !present.contains(&state) {
@@ -217,6 +223,33 @@ fn cells(lane: &Lane, total: u64, bar: usize) -> (Vec<char>, Vec<State>) {
     }
     cells[last] = end_mark(&lane.end).0;
     (cells, states)
+}
+
+/// A folded client-side lane: in flight from its first member's sending to its
+/// last one's end, each member's end marked where it came.
+fn every_answer(cells: &mut [char], group: &Group, picture: &Picture, total: u64) {
+    let bar = cells.len();
+    let column_of =
+        |t: u64| ((t as u128 * bar as u128) / total as u128).min(bar as u128 - 1) as usize;
+    let lanes: Vec<&Lane> = group
+        .members
+        .iter()
+        .filter_map(|n| picture.lane(*n))
+        .collect();
+    let (Some(first), Some(last)) = (
+        lanes.iter().map(|l| l.start_us).min(),
+        lanes.iter().map(|l| l.end_us).max(),
+    ) else {
+        return;
+    };
+    for cell in &mut cells[column_of(first)..=column_of(last)] {
+        if *cell == ' ' {
+            *cell = glyph(State::InFlight);
+        }
+    }
+    for lane in lanes {
+        cells[column_of(lane.end_us)] = end_mark(&lane.end).0;
+    }
 }
 
 /// The glyph a lane ends with, and its legend's word.
@@ -375,7 +408,12 @@ mod tests {
                     "{glyph} claims what the client cannot see:\n{text}"
                 );
             }
-            let said = text.replace('\u{a0}', " ");
+            let said = lines
+                .iter()
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace('\u{a0}', " ");
             if lang == Lang::English {
                 assert!(said.contains("from the client: 20 requests"), "{said}");
                 assert!(
@@ -386,7 +424,10 @@ mod tests {
                 );
                 assert!(said.contains("#20: → no answer in time"), "{said}");
                 assert!(said.contains("… no answer within the bound"), "{said}");
-                assert!(said.contains("the server's locks are not seen"), "{said}");
+                assert!(
+                    said.contains("the server's locks and transactions are not seen"),
+                    "{said}"
+                );
             } else {
                 assert!(said.contains("vista do cliente: 20 pedidos"), "{said}");
                 assert!(said.contains("respondido após 211–215 ms"), "{said}");

@@ -76,8 +76,11 @@ impl Probe<'_> {
         let request = self.request(Some(&key), self.options.body_for(n));
         let size = self.options.burst;
         let started = Instant::now();
-        let first = http::send_together(self.spread(&request, size), self.options.timeout).await;
+        let timed =
+            http::send_together_timed(self.spread(&request, size), self.options.timeout).await;
         let spread = started.elapsed();
+        let trace = crate::client_trace::of_burst(&timed);
+        let first: Vec<_> = timed.into_iter().map(|(answer, _)| answer).collect();
         self.misconfigured(&first)?;
         let mut answers_seen: Vec<_> = first.iter().map(|a| seen(Role::Burst, a)).collect();
         let (tally_first, ms) = (tally(&first), spread.as_millis());
@@ -116,7 +119,8 @@ impl Probe<'_> {
                 Said::BurstDeadlock { unanswered, size },
                 evidence,
             )
-            .seen(answers_seen));
+            .seen(answers_seen)
+            .drawn_from(trace));
         }
         let mut finals = Vec::with_capacity(size);
         let mut in_flight = Vec::new();
@@ -142,7 +146,9 @@ impl Probe<'_> {
             evidence.push(line.clone());
         }
         let finding = |verdict, why: Vec<Said>, evidence: Vec<Said>| {
-            Ok(Finding::because(verdict, why, evidence).seen(answers_seen.clone()))
+            Ok(Finding::because(verdict, why, evidence)
+                .seen(answers_seen.clone())
+                .drawn_from(trace.clone()))
         };
         if answers.len() < size || answers.iter().any(|a| a.status == 409) {
             return finding(Verdict::Fail, vec![Said::NoFinalAnswer], evidence);

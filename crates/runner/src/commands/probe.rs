@@ -14,5 +14,7 @@ pub fn run(args: &ProbeArgs) -> Result<bool, Error> {
     }
     probe::cli::run(args, ui::width())
         .map(|exit| exit == probe::cli::Exit::Passed)
-        .map_err(|e| Error::Probe(e.to_string()))
+        // In the learner's language, as `idempotency-probe` says it (its
+        // Display is the English one, for logs and the JSON report).
+        .map_err(|e| Error::Probe(probe::words::probe_error(&e)))
 }

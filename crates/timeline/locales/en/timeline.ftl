@@ -79,7 +79,7 @@ legend-heading = Legend
 seen-lock-waits = Locks: PostgreSQL's own reports of each wait of { $duration } or more; a shorter wait is not seen.
 missing-database-url = A DATABASE_URL server: its connections are not relayed, so neither statements nor locks are seen, only when each request got its connection and how it ended.
 missing-not-superuser = The role may not set log_lock_waits: lock waits are not seen.
-missing-client-side = Seen from the client: when each request was sent and answered; the server's locks are not seen.
+missing-client-side = Seen from the client: when each request was sent and when its answer came back; the server's locks and transactions are not seen.
 missing-untraced-pool = The burst's pool was not the harness's: no connection, statement or lock is seen.
 
 ## Around the picture

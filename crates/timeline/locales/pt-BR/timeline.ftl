@@ -86,7 +86,7 @@ legend-heading = Legenda
 seen-lock-waits = Locks: os relatos do próprio PostgreSQL de cada espera de { $duration } ou mais; uma espera mais curta não aparece.
 missing-database-url = Um servidor de DATABASE_URL: as conexões dele não passam pelo relay, então não se veem comandos nem locks, só quando cada pedido recebeu a conexão e como terminou.
 missing-not-superuser = O papel não pode ativar log_lock_waits: as esperas por lock não aparecem.
-missing-client-side = Visto do cliente: quando cada pedido foi enviado e respondido; os locks do servidor não aparecem.
+missing-client-side = Visto do cliente: quando cada pedido foi enviado e quando a resposta voltou; os locks e as transações do servidor não aparecem.
 missing-untraced-pool = O pool da rajada não era do harness: não se veem conexões, comandos nem locks.
 
 ## Em volta da figura

@@ -14,7 +14,11 @@ use crate::words::{List, Said, Seconds};
 
 impl Probe<'_> {
     /// Refuses to go on when the first answers say the probe is misconfigured.
-    fn misconfigured(&self, answers: &[Result<Answer, NoAnswer>]) -> Result<(), ProbeError> {
+    fn misconfigured(
+        &self,
+        answers: &[Result<Answer, NoAnswer>],
+        trace: &timeline::Trace,
+    ) -> Result<(), ProbeError> {
         let first_target = &self.targets[0];
         let target = format!(
             "{}{}{}",
@@ -32,6 +36,7 @@ impl Probe<'_> {
                 target,
                 sent: answers.len(),
                 bound: self.options.timeout,
+                timeline: Box::new(trace.clone()),
             });
         }
         let first = answered[0];
@@ -81,7 +86,7 @@ impl Probe<'_> {
         let spread = started.elapsed();
         let trace = crate::client_trace::of_burst(&timed);
         let first: Vec<_> = timed.into_iter().map(|(answer, _)| answer).collect();
-        self.misconfigured(&first)?;
+        self.misconfigured(&first, &trace)?;
         let mut answers_seen: Vec<_> = first.iter().map(|a| seen(Role::Burst, a)).collect();
         let (tally_first, ms) = (tally(&first), spread.as_millis());
         let mut evidence = vec![match self.targets.len() {

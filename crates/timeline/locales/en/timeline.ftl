@@ -58,7 +58,7 @@ answer-pool-timed-out = pool timed out
 answer-unique-violation = unique violation (23505)
 answer-lock-timeout = lock timeout (55P03)
 answer-unanswered = no answer in time
-answer-no-answer = no answer (connection failed)
+answer-no-answer = closed, no answer
 
 ## The legend: one word per glyph
 legend-waiting = waiting for a connection
@@ -72,7 +72,7 @@ legend-panicked = panicked
 legend-unfinished = still running
 legend-in-flight = in flight
 legend-unanswered = no answer within the bound
-legend-no-answer = no answer (connection failed)
+legend-no-answer = the connection closed (or failed) without an answer
 legend-heading = Legend
 
 ## What the recording could not see

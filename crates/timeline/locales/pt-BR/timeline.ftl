@@ -65,7 +65,7 @@ answer-pool-timed-out = tempo esgotado no pool
 answer-unique-violation = violação de unicidade (23505)
 answer-lock-timeout = tempo de lock esgotado (55P03)
 answer-unanswered = sem resposta a tempo
-answer-no-answer = sem resposta (a conexão falhou)
+answer-no-answer = fechou sem resposta
 
 ## A legenda: uma palavra por símbolo
 legend-waiting = esperando uma conexão
@@ -79,7 +79,7 @@ legend-panicked = pânico
 legend-unfinished = ainda rodando
 legend-in-flight = em andamento
 legend-unanswered = sem resposta dentro do limite
-legend-no-answer = sem resposta (a conexão falhou)
+legend-no-answer = a conexão fechou (ou falhou) sem resposta
 legend-heading = Legenda
 
 ## O que a gravação não pôde ver

@@ -71,6 +71,12 @@ fn burst_statuses(report: &Report) -> BTreeMap<String, usize> {
     counts
 }
 
+/// The table as one line of text, each line trimmed: a sentence the drawing
+/// wrapped reads whole.
+fn one_text(table: &str) -> String {
+    table.lines().map(str::trim).collect::<Vec<_>>().join(" ")
+}
+
 /// The timeline's lines, as the table indents them, that are wider than 100
 /// columns.
 fn too_wide(trace: &Trace) -> Vec<String> {
@@ -122,7 +128,7 @@ async fn the_timeline_counts_the_requests_and_statuses_the_burst_check_counted()
         );
         // Drawn under the failed burst's evidence, even without --verbose.
         assert!(
-            table.contains("Timeline of the burst, from the client: 20 requests"),
+            one_text(&table).contains("Timeline of the burst, from the client: 20 requests"),
             "{shape:?}: a failed burst's timeline belongs under its evidence:\n{table}"
         );
         assert!(too_wide(trace).is_empty(), "{:?}", too_wide(trace));
@@ -133,24 +139,25 @@ async fn the_timeline_counts_the_requests_and_statuses_the_burst_check_counted()
                 "the deadlocked pool leaves requests unanswered:\n{table}"
             );
             assert!(
-                table.contains("… no answer within the bound"),
+                one_text(&table).contains("… no answer within the bound"),
                 "an unanswered lane ends with its own mark:\n{table}"
             );
         }
     }
 }
 
-/// Stage 6's model answer, its first request held inside its transaction (a
-/// table lock the test takes on `payments`) until the 19 duplicates are queued
-/// on its key's lock, as PostgreSQL itself reports them: then the test lets it
-/// commit. From the client's side the 20 requests are one folded lane, every one
+/// Stage 4's model answer behind stage 6's route (its duplicates wait on the key
+/// with no bound: stage 5's 250 ms would answer 409 to those that waited longer,
+/// under load), its first request held inside its transaction (a table lock the
+/// test takes on `payments`) until the 19 duplicates are queued on its key's
+/// lock, as PostgreSQL itself reports them: then the test lets it commit. From the client's side the 20 requests are one folded lane, every one
 /// answered 201 only after the commit; nothing in the picture claims a wait or
 /// a lock the probe could not see.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn duplicates_held_until_the_first_commits_are_one_folded_lane_answered_after_it() {
     let db = TestDb::create(reference_schema()).await;
     // A connection each: the duplicates wait on the key, not on the pool.
-    let addr = serve(stage6::router(db.pool(PoolSize::of(20)))).await;
+    let addr = serve_shape(&db, Shape::WaitsOnTheKey).await;
     let holder = db.pool(PoolSize::of(1));
     let mut lock = holder
         .begin()
@@ -178,7 +185,7 @@ async fn duplicates_held_until_the_first_commits_are_one_folded_lane_answered_af
     assert_eq!(
         picture.groups.len(),
         1,
-        "stage 6 marks no replay: the client cannot tell the first from its duplicates, so \
+        "the server marks no replay: the client cannot tell the first from its duplicates, so \
          the 20 lanes fold into one:\n{table}"
     );
     let lane = &picture.groups[0];
@@ -199,16 +206,16 @@ async fn duplicates_held_until_the_first_commits_are_one_folded_lane_answered_af
     );
     for claim in ["░", "▒", "blocked", "held at"] {
         assert!(
-            !table.contains(claim),
+            !one_text(&table).contains(claim),
             "the probe cannot see a lock: the picture should not claim {claim:?}:\n{table}"
         );
     }
     assert!(
-        table.contains("×20 (#1–#20): answered after"),
+        one_text(&table).contains("×20 (#1–#20): answered after"),
         "the folded lane of waiters:\n{table}"
     );
     assert!(
-        table.contains("the server's locks and transactions are not seen"),
+        one_text(&table).contains("the server's locks and transactions are not seen"),
         "{table}"
     );
     assert!(too_wide(trace).is_empty(), "{:?}", too_wide(trace));
@@ -240,10 +247,13 @@ async fn replays_marked_by_the_api_fold_apart_from_the_first_answer() {
         );
     }
     assert!(
-        table.contains("×19") && table.contains("marked as a replay → 201"),
+        one_text(&table).contains("×19") && one_text(&table).contains("marked as a replay → 201"),
         "{table}"
     );
-    assert!(table.contains("not marked as a replay → 201"), "{table}");
+    assert!(
+        one_text(&table).contains("not marked as a replay → 201"),
+        "{table}"
+    );
 }
 
 /// A server that keeps each key's first answer in memory and marks its replays;

@@ -1,6 +1,6 @@
 // Stage 13's payment, for the known-wrong variants that get one step of it wrong:
 // the model answer's `create_payment` and `attempt_once` (solutions/stage13-failover/
-// src/payment.rs), step for step, calling `wait_for_standby_on_commit`,
+// src/retry.rs and src/payment.rs), step for step, calling `wait_for_standby_on_commit`,
 // `commit_within` and `replay` by name. A variant's lib.rs takes the model
 // answer's items (`pub use stage13_answer::*;`), defines the one step it gets
 // wrong (which shadows the model answer's), and includes this file: its stage 13

@@ -4,7 +4,9 @@
 //! The exercise's manifest is the solution's with the exercise's name and
 //! description, its paths seen from the exercise's folder, without the targets
 //! only the solution holds (its own test files, its binaries: a `path` inside the
-//! solution's folder) and without comments (they are the solution's to say). A
+//! solution's folder), without the fields that only publishing reads
+//! ([`PUBLISHING_ONLY`]: an exercise is never published) and without comments
+//! (they are the solution's to say). A
 //! table in the solution's manifest, which cargo ignores, says what the exercise
 //! does differently:
 //!
@@ -24,6 +26,13 @@ use std::path::{Component, Path, PathBuf};
 
 /// The section of the solution's manifest that speaks of the exercise.
 const EXERCISE: &str = "package.metadata.workbook.exercise";
+
+/// The `[package]` fields that only publishing reads, which the exercise does
+/// without: with no `version`, cargo takes 0.0.0 and never publishes the package,
+/// so `publish` has nothing to say, nor has `license`. `edition` (which changes
+/// the language) and `rust-version` (cargo names the toolchain a learner must
+/// install) stay.
+const PUBLISHING_ONLY: [&str; 3] = ["version", "license", "publish"];
 
 /// Why an exercise's manifest cannot be derived from its solution's.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -98,6 +107,9 @@ pub fn exercise_manifest(
             let key = key_of(line);
             if dependencies && let Some(name) = leave_out.iter().find(|n| key == n.as_str()) {
                 left_out.push(name);
+                continue;
+            }
+            if header == "package" && PUBLISHING_ONLY.contains(&key) {
                 continue;
             }
             let line = match (header, key) {
@@ -293,7 +305,11 @@ mod tests {
     const SOLUTION: &str = r#"[package]
 name = "stage7-retrying-client-solution"
 description = "Stage 7, the model answer: the retrying client."
+version = "0.1.0"
 edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+publish.workspace = true
 
 [lib]
 name = "stage7"
@@ -345,6 +361,7 @@ path = "src/bin/reap.rs"
 name = "stage7-retrying-client-exercise"
 description = "Stage 7, the learner's exercise: the retrying client."
 edition.workspace = true
+rust-version.workspace = true
 
 [lib]
 name = "stage7"
@@ -367,8 +384,8 @@ workspace = true
         assert_eq!(
             got, want,
             "the exercise's manifest should be the solution's, renamed, its paths rebased, \
-             without the solution's own targets, the left-out dependency and the comments, \
-             with the exercise's own dependency"
+             without the solution's own targets, the fields only publishing reads, the \
+             left-out dependency and the comments, with the exercise's own dependency"
         );
     }
 

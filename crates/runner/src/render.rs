@@ -772,6 +772,28 @@ mod tests {
     }
 
     #[test]
+    fn a_single_unrecorded_prediction_is_not_said_as_none_of_one() {
+        use l10n::Lang;
+        let pt = crate::messages::localiser(Lang::BrazilianPortuguese);
+        let en = crate::messages::english();
+        assert_eq!(
+            l10n::t!(pt, "predictions-none-recorded", count = 1),
+            "A previsão ainda não foi registrada: o teste dela não chegou até lá.",
+            "one prediction, none recorded: Portuguese says 'the prediction', not 'none of the 1 predictions'"
+        );
+        assert_eq!(
+            l10n::t!(en, "predictions-none-recorded", count = 1),
+            "The prediction was not recorded yet: its test did not get that far.",
+            "one prediction, none recorded: English says 'the prediction', not 'none of the 1 predictions'"
+        );
+        assert!(
+            l10n::t!(pt, "predictions-none-recorded", count = 3)
+                .starts_with("Nenhuma das 3 previsões"),
+            "three predictions, none recorded: 'Nenhuma das 3 previsões ...'"
+        );
+    }
+
+    #[test]
     fn the_stage_header_speaks_the_learners_language_with_the_stages_twin() {
         use l10n::Lang;
         let mut stages = crate::stages::parse(crate::stages::tests::ONE).expect("parses");

@@ -7,18 +7,21 @@
 //!
 //! Write the primary's settings in `primary.conf`, and `attempt_once` and
 //! `commit_within` in `payment.rs`; run `cargo workbook stage 13`, and
-//! `cargo workbook hint 13` when stuck. The route (`route.rs`) and the ends of a
-//! COMMIT (`commit.rs`) are given: they are the model answer's own files,
-//! compiled into this crate.
+//! `cargo workbook hint 13` when stuck. The route (`route.rs`), `create_payment`
+//! around your `attempt_once` (`retry.rs`) and the ends of a COMMIT (`commit.rs`)
+//! are given: they are the model answer's own files, compiled into this crate.
 
 #[path = "../../../solutions/stage13-failover/src/commit.rs"]
 mod commit;
 mod payment;
+#[path = "../../../solutions/stage13-failover/src/retry.rs"]
+mod retry;
 #[path = "../../../solutions/stage13-failover/src/route.rs"]
 mod route;
 
 pub use commit::Commit;
-pub use payment::{commit_within, create_payment};
+pub use payment::commit_within;
+pub use retry::create_payment;
 pub use route::{App, Config, RouteConfig, Router, router, serve};
 pub use stage8::{Answer, ClientId};
 

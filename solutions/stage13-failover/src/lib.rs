@@ -11,10 +11,12 @@
 
 mod commit;
 mod payment;
+mod retry;
 mod route;
 
 pub use commit::Commit;
-pub use payment::{commit_within, create_payment, wait_for_standby_on_commit};
+pub use payment::{commit_within, wait_for_standby_on_commit};
+pub use retry::create_payment;
 pub use route::{App, Config, RouteConfig, Router, router, serve};
 pub use stage8::{Answer, ClientId};
 

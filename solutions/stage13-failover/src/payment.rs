@@ -1,43 +1,19 @@
-//! `create_payment` on two machines: stage 8's transaction, on the primary, whose
-//! COMMIT waits until the standby has the payment, and no longer than the route's
-//! bound.
+//! One attempt of `create_payment` on two machines: stage 8's transaction, on the
+//! primary, whose COMMIT waits until the standby has the payment, and no longer
+//! than the route's bound. `create_payment` (`retry.rs`) runs it again after a
+//! serialization failure.
 
 use payment_model::{PaymentError, PaymentRequest, Reply};
 use sqlx::{Acquire, PgConnection, Postgres, Transaction};
-use stage4::request_hash;
-use stage8::{
-    Answer, ClientId, bound_lock_wait, is_serialization_failure, pay_and_record, restore_lock_wait,
-    stored_answer,
-};
+use stage8::{Answer, ClientId, bound_lock_wait, pay_and_record, restore_lock_wait, stored_answer};
 
 use crate::{App, Commit};
-
-/// Creates the payment for `body` once per `(client, key)`: stage 8's
-/// `create_payment`, run again after a serialization failure, on `app`'s primary.
-pub async fn create_payment(
-    app: &App,
-    client: ClientId,
-    key: &str,
-    body: &str,
-) -> Result<Answer, PaymentError> {
-    let request = PaymentRequest::parse(body)?;
-    let hash = request_hash(body)?;
-    let mut attempt = 1;
-    loop {
-        match attempt_once(app, client, key, &request, &hash).await {
-            Err(e) if is_serialization_failure(&e) && attempt < app.config.route.attempts => {
-                attempt += 1
-            }
-            done => return done,
-        }
-    }
-}
 
 // ANCHOR: attempt_once
 /// One transaction on the primary: reserve `(client, key)`, then pay, replay or
 /// refuse, as in stage 8. The paying transaction, and only it, waits for the
 /// standby.
-async fn attempt_once(
+pub(crate) async fn attempt_once(
     app: &App,
     client: ClientId,
     key: &str,

@@ -51,7 +51,10 @@ column-you-said = you said
 column-what-happened = what happened
 predictions-not-asked = (not asked)
 predictions-because = because: { $why }
-predictions-none-recorded = None of the { $count } predictions was recorded yet: their tests did not get that far.
+predictions-none-recorded = { $count ->
+    [1] The prediction was not recorded yet: its test did not get that far.
+   *[other] None of the { $count } predictions was recorded yet: their tests did not get that far.
+}
 predictions-one-not-recorded = Prediction { $number } was not recorded: its test did not get that far.
 predictions-not-recorded = Predictions { $numbers } were not recorded: their tests did not get that far.
 predictions-judged-later = Yours are judged once they do.

@@ -54,7 +54,10 @@ column-you-said = você disse
 column-what-happened = o que aconteceu
 predictions-not-asked = (não perguntada)
 predictions-because = porque: { $why }
-predictions-none-recorded = Nenhuma das { $count } previsões foi registrada ainda: os testes delas não chegaram até lá.
+predictions-none-recorded = { $count ->
+    [1] A previsão ainda não foi registrada: o teste dela não chegou até lá.
+   *[other] Nenhuma das { $count } previsões foi registrada ainda: os testes delas não chegaram até lá.
+}
 predictions-one-not-recorded = A previsão { $number } não foi registrada: o teste dela não chegou até lá.
 predictions-not-recorded = As previsões { $numbers } não foram registradas: os testes delas não chegaram até lá.
 predictions-judged-later = As suas serão julgadas quando chegarem.

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use timeline::trace::{self, End, FORMAT, Missing, Request, Seen, Trace};
+use timeline::trace::{self, End, FORMAT, Request, Seen, Trace};
 
 use crate::http::{Answer, NoAnswer, Timed};
 
@@ -48,11 +48,7 @@ pub fn of_burst(answers: &[(Result<Answer, NoAnswer>, Timed)]) -> Trace {
         format: FORMAT,
         id: format!("{}.burst", std::process::id()),
         test: None,
-        seen: Seen {
-            statements: false,
-            lock_waits_from_us: None,
-            missing: vec![Missing::ClientSide],
-        },
+        seen: Seen::client_side(),
         end_us: requests.iter().filter_map(|r| r.end_us).max().unwrap_or(0),
         requests,
     }
@@ -83,6 +79,7 @@ fn replayed(answer: &Answer) -> bool {
 mod tests {
     use super::*;
     use std::time::Duration;
+    use timeline::trace::Missing;
 
     fn answer(status: u16, replayed: Option<&str>) -> Result<Answer, NoAnswer> {
         Ok(Answer {

@@ -51,7 +51,7 @@ fn a_report() -> Report {
 /// Two requests seen from the client: one answered 201 and marked as a
 /// replay, one given up at the bound.
 fn a_client_side_timeline() -> timeline::Trace {
-    use timeline::trace::{End, FORMAT, Missing, Request, Seen, Trace, UNANSWERED};
+    use timeline::trace::{End, FORMAT, Request, Seen, Trace, UNANSWERED};
     let request = |n: usize, end_us: u64, answer: &str, replayed: Option<bool>| Request {
         n,
         start_us: 0,
@@ -66,11 +66,7 @@ fn a_client_side_timeline() -> timeline::Trace {
         format: FORMAT,
         id: "1.burst".to_owned(),
         test: None,
-        seen: Seen {
-            statements: false,
-            lock_waits_from_us: None,
-            missing: vec![Missing::ClientSide],
-        },
+        seen: Seen::client_side(),
         end_us: 3_000_000,
         requests: vec![
             request(1, 12_000, "201", Some(true)),

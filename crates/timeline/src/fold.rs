@@ -784,11 +784,7 @@ pub(crate) mod tests {
             format: FORMAT,
             id: "probe.1".into(),
             test: None,
-            seen: Seen {
-                statements: false,
-                lock_waits_from_us: None,
-                missing: vec![Missing::ClientSide],
-            },
+            seen: Seen::client_side(),
             end_us: 3_000_000,
             requests,
         }

@@ -87,6 +87,18 @@ pub struct Seen {
     pub missing: Vec<Missing>,
 }
 
+impl Seen {
+    /// What the probe sees of a burst: the client's side only (no statement,
+    /// no lock, no connection of the server's).
+    pub fn client_side() -> Seen {
+        Seen {
+            statements: false,
+            lock_waits_from_us: None,
+            missing: vec![Missing::ClientSide],
+        }
+    }
+}
+
 /// A part of the picture a trace lacks, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

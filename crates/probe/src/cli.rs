@@ -126,6 +126,14 @@ pub struct ProbeArgs {
     /// warned.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Draw the burst's timeline under its evidence even when it passed (it is
+    /// drawn whenever the burst fails or warns, and with --verbose): one lane
+    /// per request from when it was sent to when its answer came back (or the
+    /// bound), with its status and whether it was marked as a replay; identical
+    /// lanes folded. The probe cannot see the server's locks or transactions,
+    /// only when each answer came back
+    #[arg(long)]
+    pub timeline: bool,
 }
 
 /// A report's format.
@@ -351,7 +359,12 @@ impl ProbeArgs {
     pub fn render(&self, format: Format, report: &Report, width: u16) -> String {
         match format {
             Format::Table => {
-                crate::report::table_with(report, width, self.verbose, self.fail_on_warn)
+                let shown = crate::report::Shown {
+                    all_evidence: self.verbose,
+                    timeline: self.timeline,
+                    warnings_fail: self.fail_on_warn,
+                };
+                crate::report::table_with(report, width, &shown)
             }
             Format::Markdown => crate::markdown(report),
             // A report is plain data: it always serialises.

@@ -34,6 +34,9 @@ pub enum ProbeError {
         target: String,
         sent: usize,
         bound: Duration,
+        /// The burst's timeline: when each request went and how it ended (the
+        /// bound, or a connection closed at once).
+        timeline: Box<timeline::Trace>,
     },
     #[error(
         "the server at {target} answered {status} with a body that is not JSON ({media_type:?}: \
@@ -97,6 +100,16 @@ impl ProbeError {
             Self::Count(_) => "count",
             Self::NoCounting => "no-counting",
             Self::Write { .. } => "write",
+        }
+    }
+}
+
+impl ProbeError {
+    /// The timeline of the burst that stopped the probe, when one did.
+    pub fn timeline(&self) -> Option<&timeline::Trace> {
+        match self {
+            Self::NoAnswer { timeline, .. } => Some(timeline),
+            _ => None,
         }
     }
 }

@@ -193,28 +193,64 @@ pub async fn send_together(
     requests: Vec<(Target, Request)>,
     bound: Duration,
 ) -> Vec<Result<Answer, NoAnswer>> {
+    send_together_timed(requests, bound)
+        .await
+        .into_iter()
+        .map(|(answer, _)| answer)
+        .collect()
+}
+
+/// When one request of a burst went, and when it was over, by the probe's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timed {
+    /// When its body was let go (every request's head was sent before); for a
+    /// request that could not connect, when it would have been.
+    pub sent: Instant,
+    /// When its whole answer had arrived, or it was given up.
+    pub ended: Instant,
+}
+
+/// [`send_together`], with when each request was let go and ended: what the
+/// burst's timeline is drawn from.
+pub async fn send_together_timed(
+    requests: Vec<(Target, Request)>,
+    bound: Duration,
+) -> Vec<(Result<Answer, NoAnswer>, Timed)> {
     let all_opened = Arc::new(Barrier::new(requests.len()));
     let tasks: Vec<_> = requests
         .into_iter()
         .map(|(target, request)| {
             let all_opened = all_opened.clone();
             tokio::spawn(async move {
+                let started = Instant::now();
+                let sent = std::sync::OnceLock::new();
                 let exchange = async {
                     let opened = open(&target, &request).await;
                     // A request that could not connect still takes its place at
                     // the barrier, or the others would wait for it forever.
                     all_opened.wait().await;
+                    let _ = sent.set(Instant::now());
                     finish(opened?).await
                 };
-                tokio::time::timeout(bound, exchange)
+                let answer = tokio::time::timeout(bound, exchange)
                     .await
-                    .unwrap_or(Err(NoAnswer::Timeout(bound)))
+                    .unwrap_or(Err(NoAnswer::Timeout(bound)));
+                let ended = Instant::now();
+                let sent = sent.get().copied().unwrap_or(started);
+                (answer, Timed { sent, ended })
             })
         })
         .collect();
     let mut answers = Vec::with_capacity(tasks.len());
     for task in tasks {
-        answers.push(task.await.unwrap_or(Err(NoAnswer::Closed)));
+        let now = Instant::now();
+        answers.push(task.await.unwrap_or((
+            Err(NoAnswer::Closed),
+            Timed {
+                sent: now,
+                ended: now,
+            },
+        )));
     }
     answers
 }

@@ -77,6 +77,7 @@ fn check(check: &CheckResult) -> Value {
         "effects": check.effects,
         "answers": check.answers.iter().map(answer).collect::<Vec<_>>(),
         "elapsed": millis(check.elapsed),
+        "timeline": check.timeline,
     })
 }
 

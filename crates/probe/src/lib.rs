@@ -27,6 +27,7 @@
 mod catalogue;
 mod checks;
 pub mod cli;
+mod client_trace;
 mod effects;
 mod error;
 mod http;
@@ -45,7 +46,7 @@ pub use http::{Answer, NoAnswer, Target};
 pub use options::{Options, ParsedUrl, defaults, parse_url};
 pub use outcome::{Outcome, Role, Verdict};
 pub use profile::Profile;
-pub use report::{markdown, table};
+pub use report::{markdown, table, timeline_lines};
 pub use results::{CheckResult, EffectCount, Report, Seen, SeenAnswer};
 pub use words::Said;
 

@@ -55,6 +55,13 @@ fn main() -> ExitCode {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {
             eprintln!("{}", words::error_line(&words::probe_error(&e)));
+            // A burst that got no answer at all: how each request ended says why.
+            if let Some(trace) = e.timeline() {
+                eprintln!();
+                for line in probe::timeline_lines(trace, cli::width_from_env()) {
+                    eprintln!("  {line}");
+                }
+            }
             ExitCode::from(cli::Exit::CouldNotRun.code())
         }
     }

@@ -31,14 +31,37 @@ pub fn profile_rows(report: &Report) -> [[String; 2]; 4] {
 }
 
 /// The report as a table `width` columns wide, the evidence of every check that
-/// did not pass (all of it with `all_evidence`), the profile, and a summary line
-/// (which says whether `warnings_fail`).
+/// did not pass (all of it with `all_evidence`) with the burst's timeline under
+/// its evidence, the profile, and a summary line.
 pub fn table(report: &Report, width: u16, all_evidence: bool) -> String {
-    table_with(report, width, all_evidence, false)
+    table_with(
+        report,
+        width,
+        &Shown {
+            all_evidence,
+            ..Shown::default()
+        },
+    )
 }
 
-/// [`table`], saying in its summary when warnings fail the run.
-pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail: bool) -> String {
+/// What the table shows besides the verdicts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shown {
+    /// The evidence of every check, not only of those that failed or warned.
+    pub all_evidence: bool,
+    /// The burst's evidence and timeline even when it passed.
+    pub timeline: bool,
+    /// The summary says warnings fail the run.
+    pub warnings_fail: bool,
+}
+
+/// The widest a timeline is drawn, whatever the terminal: a picture that reads
+/// at a glance (the runner's is drawn the same).
+const TIMELINE_WIDTH: usize = 100;
+
+/// [`table`], with what `shown` asks for.
+pub fn table_with(report: &Report, width: u16, shown: &Shown) -> String {
+    let (all_evidence, warnings_fail) = (shown.all_evidence, shown.warnings_fail);
     let mut table = laid_out(width, table_headings().to_vec());
     for check in &report.checks {
         table.add_row([
@@ -49,8 +72,11 @@ pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail
     }
     let mut out = format!("{}\n{table}\n", report.target());
     for check in &report.checks {
-        let shown = all_evidence || matches!(check.verdict, Verdict::Fail | Verdict::Warn);
-        if shown && !check.evidence.is_empty() {
+        let timeline = check.timeline.as_ref().filter(|_| shown.timeline);
+        let evidence_shown = all_evidence
+            || timeline.is_some()
+            || matches!(check.verdict, Verdict::Fail | Verdict::Warn);
+        if evidence_shown && !check.evidence.is_empty() {
             out.push_str(&format!(
                 "\n{} ({}):\n",
                 check.id,
@@ -58,6 +84,12 @@ pub fn table_with(report: &Report, width: u16, all_evidence: bool, warnings_fail
             ));
             for line in &check.evidence {
                 out.push_str(&format!("  - {line}\n"));
+            }
+            if let Some(trace) = &check.timeline {
+                out.push('\n');
+                for line in timeline_lines(trace, width) {
+                    out.push_str(&format!("  {line}\n"));
+                }
             }
         }
     }
@@ -110,4 +142,16 @@ pub fn markdown(report: &Report) -> String {
         out.push_str(&format!("| {} | {} |\n", cell(&question), cell(&answer)));
     }
     out
+}
+
+/// The burst's timeline from the client's side, lines at most `width` - 2
+/// columns wide (they are indented under the check), in the run's language.
+pub fn timeline_lines(trace: &timeline::Trace, width: u16) -> Vec<String> {
+    let words = timeline::Words::said_in(l10n::Lang::current());
+    let options = timeline::terminal::Options {
+        width: usize::from(width).min(TIMELINE_WIDTH) - 2,
+        colour: false,
+        max_lines: 20,
+    };
+    timeline::terminal::draw(trace, &words, &options)
 }

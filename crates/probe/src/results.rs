@@ -69,6 +69,9 @@ pub struct CheckResult {
     /// The answers that decided it.
     pub answers: Vec<Seen>,
     pub effects: Option<EffectCount>,
+    /// The burst's timeline from the client's side (the burst check's, once
+    /// its requests were sent): when each went and came back, and its status.
+    pub timeline: Option<timeline::Trace>,
     pub elapsed: Duration,
 }
 

@@ -592,6 +592,7 @@ pub fn probe_error(error: &ProbeError) -> String {
             target,
             sent,
             bound,
+            ..
         } => t!(
             w,
             "probe-error-no-answer",

@@ -69,6 +69,21 @@ async fn a_server_that_never_answers_is_reported_within_the_bound() {
     let e = probe_error(options).await;
     assert!(matches!(e, ProbeError::NoAnswer { sent: 20, .. }), "{e:?}");
     one_line(&e);
+    // Its timeline says how: 20 lanes given up at the bound, none answered.
+    let trace = e
+        .timeline()
+        .expect("the burst's timeline comes with the error");
+    let answers = trace.answers();
+    assert_eq!(
+        answers.get(timeline::trace::UNANSWERED),
+        Some(&20),
+        "every request of the burst reached the bound: {answers:?}"
+    );
+    let drawn = probe::timeline_lines(trace, 100).join("\n");
+    assert!(
+        drawn.contains("×20 (#1–#20): → no answer in time"),
+        "{drawn}"
+    );
 }
 
 #[tokio::test]

@@ -23,8 +23,20 @@ fn a_report() -> Report {
         evidence: vec![],
         answers: vec![],
         effects: None,
+        timeline: None,
         elapsed: Duration::from_millis(12),
     }];
+    let burst = CheckResult {
+        id: CheckId::Burst,
+        verdict: Verdict::Fail,
+        why: vec![Said::NoFinalAnswer],
+        evidence: vec![],
+        answers: vec![],
+        effects: None,
+        timeline: Some(a_client_side_timeline()),
+        elapsed: Duration::from_millis(30),
+    };
+    let checks = [checks, vec![burst]].concat();
     Report {
         method: "POST".to_owned(),
         urls: vec!["http://127.0.0.1:8080".to_owned()],
@@ -33,6 +45,33 @@ fn a_report() -> Report {
         profile: Profile::of(&checks),
         checks,
         elapsed: Duration::from_millis(40),
+    }
+}
+
+/// Two requests seen from the client: one answered 201 and marked as a
+/// replay, one given up at the bound.
+fn a_client_side_timeline() -> timeline::Trace {
+    use timeline::trace::{End, FORMAT, Request, Seen, Trace, UNANSWERED};
+    let request = |n: usize, end_us: u64, answer: &str, replayed: Option<bool>| Request {
+        n,
+        start_us: 0,
+        end_us: Some(end_us),
+        end: End::Answered {
+            answer: answer.to_owned(),
+        },
+        events: vec![],
+        replayed,
+    };
+    Trace {
+        format: FORMAT,
+        id: "1.burst".to_owned(),
+        test: None,
+        seen: Seen::client_side(),
+        end_us: 3_000_000,
+        requests: vec![
+            request(1, 12_000, "201", Some(true)),
+            request(2, 3_000_000, UNANSWERED, None),
+        ],
     }
 }
 
@@ -62,7 +101,14 @@ type Mutation = (&'static str, fn(&mut Value));
 #[test]
 fn the_schema_refuses_what_the_probe_never_writes() {
     let valid = probe::json::report(&a_report());
-    let mutations: [Mutation; 4] = [
+    let mutations: [Mutation; 6] = [
+        ("a lock wait in the client's timeline", |r| {
+            r["checks"][1]["timeline"]["requests"][0]["events"] = serde_json::json!([{"kind": "lock-wait", "at_us": 1, "connection": 1, "lock": "ShareLock"}])
+        }),
+        (
+            "a timeline that does not say it is the client's side",
+            |r| r["checks"][1]["timeline"]["seen"]["missing"] = serde_json::json!([]),
+        ),
         ("an unknown verdict", |r| {
             r["checks"][0]["verdict"] = "ok".into()
         }),

@@ -133,6 +133,10 @@ pub struct Shape {
     #[serde(flatten)]
     pub paid: Paid,
     pub end: EndKind,
+    /// The client's side: whether the answer said it was a replay (`None`: not
+    /// known, and never in the harness's traces).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<bool>,
 }
 
 /// How a lane ended, without its times.
@@ -176,6 +180,15 @@ pub enum Fact {
         high_us: u64,
     },
     Paid(Paid),
+    /// The client's side: from the moment its body went to its whole answer,
+    /// `low_us` to `high_us` over the lanes (all the client can time).
+    AnsweredAfter {
+        low_us: u64,
+        high_us: u64,
+    },
+    /// The client's side: the answer said it was a replay (`true`) or carried
+    /// the API's replay header with another value (`false`).
+    Replayed(bool),
 }
 
 /// Lanes folded into one.
@@ -471,7 +484,14 @@ fn shape(trace: &Trace, request: &Request) -> Shape {
         steps: steps(request),
         paid: paid(trace, request),
         end: EndKind::from(&request.end),
+        replayed: request.replayed,
     }
+}
+
+/// Whether a recorded answer is one the server gave (not the client's bound, nor
+/// a connection that failed).
+pub fn answered(answer: &str) -> bool {
+    answer != crate::trace::UNANSWERED && answer != crate::trace::NO_ANSWER
 }
 
 /// Who held a lock, and in which statement it was waited for.
@@ -593,6 +613,23 @@ fn group(trace: &Trace, lanes: &[Lane], shape: Shape, indices: &[usize], end_us:
     if shape.paid != Paid::Unknown {
         facts.push(Fact::Paid(shape.paid));
     }
+    // From the client's side, when each answer came back is all there is to time.
+    if trace.seen.missing.contains(&Missing::ClientSide)
+        && matches!(shape.end, EndKind::Answered(ref answer) if answered(answer))
+    {
+        let took = indices
+            .iter()
+            .map(|i| lanes[*i].end_us - lanes[*i].start_us);
+        if let (Some(low), Some(high)) = (took.clone().min(), took.max()) {
+            facts.push(Fact::AnsweredAfter {
+                low_us: low,
+                high_us: high,
+            });
+        }
+    }
+    if let Some(replayed) = shape.replayed {
+        facts.push(Fact::Replayed(replayed));
+    }
     Group {
         members,
         drawn,
@@ -671,6 +708,7 @@ pub(crate) mod tests {
                 ),
                 statement(205_600, 206_000, "COMMIT", "COMMIT", 'I'),
             ],
+            replayed: None,
         }];
         for n in 2..=20u64 {
             requests.push(Request {
@@ -698,6 +736,7 @@ pub(crate) mod tests {
                     statement(206_200, 206_300, "ROLLBACK", "ROLLBACK", 'I'),
                     statement(206_400, 206_900, "SELECT status, response FROM idempotency_keys WHERE key = $1", "SELECT 1", 'I'),
                 ],
+                replayed: None,
             });
         }
         Trace {
@@ -714,6 +753,77 @@ pub(crate) mod tests {
         }
     }
 
+    /// A burst seen by the probe: #1 answered first, 18 replays after it, one
+    /// given no answer within the bound.
+    pub(crate) fn client_side() -> Trace {
+        let answered = |n: usize, end_us: u64, replayed: bool| Request {
+            n,
+            start_us: 100 + n as u64,
+            end_us: Some(end_us),
+            end: End::Answered {
+                answer: "201".into(),
+            },
+            events: vec![],
+            replayed: Some(replayed),
+        };
+        let mut requests = vec![answered(1, 210_000, false)];
+        for n in 2..=19 {
+            requests.push(answered(n, 211_000 + n as u64 * 200, true));
+        }
+        requests.push(Request {
+            n: 20,
+            start_us: 120,
+            end_us: Some(3_000_000),
+            end: End::Answered {
+                answer: crate::trace::UNANSWERED.into(),
+            },
+            events: vec![],
+            replayed: None,
+        });
+        Trace {
+            format: FORMAT,
+            id: "probe.1".into(),
+            test: None,
+            seen: Seen::client_side(),
+            end_us: 3_000_000,
+            requests,
+        }
+    }
+
+    #[test]
+    fn the_clients_side_folds_by_answer_and_replay_and_times_only_the_answers() {
+        let picture = Picture::of(&client_side());
+        let sizes: Vec<usize> = picture.groups.iter().map(|g| g.members.len()).collect();
+        assert_eq!(sizes, [1, 18, 1], "{:#?}", picture.groups);
+        let replays = &picture.groups[1];
+        assert_eq!(replays.shape.replayed, Some(true));
+        assert!(replays.facts.contains(&Fact::AnsweredAfter {
+            low_us: 211_000 + 400 - 102,
+            high_us: 211_000 + 19 * 200 - 119,
+        }));
+        assert!(replays.facts.contains(&Fact::Replayed(true)));
+        // Nothing the client cannot see: no wait, no lock, no payment.
+        for group in &picture.groups {
+            assert!(
+                group
+                    .facts
+                    .iter()
+                    .all(|f| matches!(f, Fact::AnsweredAfter { .. } | Fact::Replayed(_))),
+                "{:?}",
+                group.facts
+            );
+        }
+        let unanswered = &picture.groups[2];
+        assert_eq!(unanswered.members, [20]);
+        assert!(unanswered.facts.is_empty(), "{:?}", unanswered.facts);
+        for lane in &picture.lanes {
+            assert!(lane.spans.iter().all(|s| s.state == State::InFlight));
+        }
+        // The harness's facts of a burst are unchanged by the client's field.
+        let facts = Picture::of(&stage3()).facts().to_string();
+        assert!(!facts.contains("replayed"), "{facts}");
+    }
+
     #[test]
     fn a_request_the_pool_never_served_waited_for_a_connection_all_along() {
         let mut trace = stage3();
@@ -725,6 +835,7 @@ pub(crate) mod tests {
                 answer: POOL_TIMED_OUT.into(),
             },
             events: vec![],
+            replayed: None,
         };
         let during = |trace: &Trace| {
             Picture::of(trace)

@@ -179,6 +179,13 @@ pub fn facts(group: &Group, words: &Words) -> Vec<String> {
                     "fact-idle-in-transaction",
                     duration = words.duration_range(*low_us, *high_us)
                 ),
+                Fact::AnsweredAfter { low_us, high_us } => say!(
+                    words,
+                    "fact-answered-after",
+                    duration = words.duration_range(*low_us, *high_us)
+                ),
+                Fact::Replayed(true) => say!(words, "fact-replayed"),
+                Fact::Replayed(false) => say!(words, "fact-not-replayed"),
                 Fact::Paid(paid) => match paid {
                     Paid::Times(1) => say!(words, "fact-paid"),
                     Paid::Times(n) => say!(words, "fact-paid-twice", count = *n),

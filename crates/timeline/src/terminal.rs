@@ -7,7 +7,7 @@
 use crate::fold::{EndKind, Group, Lane, Picture, State};
 use crate::said;
 use crate::say;
-use crate::trace::Trace;
+use crate::trace::{End, Missing, NO_ANSWER, Trace, UNANSWERED};
 use crate::words::Words;
 
 #[derive(Debug, Clone, Copy)]
@@ -105,6 +105,9 @@ fn draw_groups(
         .clamp(10, 64);
     let total = picture.end_us.max(1);
 
+    // From the client's side a lane has nothing to show but when it was in
+    // flight: a folded lane shows when each of its answers came back instead.
+    let client_side = trace.seen.missing.contains(&Missing::ClientSide);
     let mut lines = vec![paint(
         &said::shorten(&said::title(trace, picture, words), width),
         "1",
@@ -116,17 +119,18 @@ fn draw_groups(
         axis(total, bar, words)
     ));
     let mut present: Vec<State> = Vec::new();
-    let mut marks: Vec<char> = Vec::new();
+    // Each end mark with its legend's word: the client's bound and a failed
+    // connection are ends of their own, not answers.
+    let mut marks: Vec<(char, &'static str)> = Vec::new();
     for ((group, label), end) in groups.iter().zip(&labels).zip(&ends) {
         let Some(lane) = picture.lane(group.drawn) else {
             continue;
         };
-        let (cells, states) = cells(lane, total, bar);
-        if let Some(mark) = cells.iter().rev().find(|c| **c != ' ')
-            && !marks.contains(mark)
-        {
-            marks.push(*mark);
+        let (mut cells, states) = cells(lane, total, bar);
+        if client_side {
+            every_answer(&mut cells, group, picture, total);
         }
+        marks.push(end_mark(&lane.end));
         for state in states {
             if !present.contains(&state) {
                 present.push(state);
@@ -166,13 +170,9 @@ fn draw_groups(
         })
         .collect();
     marks.sort();
-    for mark in marks {
-        let word = match mark {
-            ANSWERED => say!(words, "legend-answer"),
-            FAILED => say!(words, "legend-panicked"),
-            _ => say!(words, "legend-unfinished"),
-        };
-        legend.push(format!("{mark} {word}"));
+    marks.dedup();
+    for (mark, key) in marks {
+        legend.push(format!("{mark} {}", words.say(key, &[])));
     }
     // The legend wraps between its entries, never inside one.
     let mut line = String::new();
@@ -221,12 +221,46 @@ fn cells(lane: &Lane, total: u64, bar: usize) -> (Vec<char>, Vec<State>) {
             }
         }
     }
-    cells[last] = match lane.end {
-        crate::trace::End::Answered { .. } => ANSWERED,
-        crate::trace::End::Panicked { .. } => FAILED,
-        crate::trace::End::Unfinished => UNFINISHED,
-    };
+    cells[last] = end_mark(&lane.end).0;
     (cells, states)
+}
+
+/// A folded client-side lane: in flight from its first member's sending to its
+/// last one's end, each member's end marked where it came.
+fn every_answer(cells: &mut [char], group: &Group, picture: &Picture, total: u64) {
+    let bar = cells.len();
+    let column_of =
+        |t: u64| ((t as u128 * bar as u128) / total as u128).min(bar as u128 - 1) as usize;
+    let lanes: Vec<&Lane> = group
+        .members
+        .iter()
+        .filter_map(|n| picture.lane(*n))
+        .collect();
+    let (Some(first), Some(last)) = (
+        lanes.iter().map(|l| l.start_us).min(),
+        lanes.iter().map(|l| l.end_us).max(),
+    ) else {
+        return;
+    };
+    for cell in &mut cells[column_of(first)..=column_of(last)] {
+        if *cell == ' ' {
+            *cell = glyph(State::InFlight);
+        }
+    }
+    for lane in lanes {
+        cells[column_of(lane.end_us)] = end_mark(&lane.end).0;
+    }
+}
+
+/// The glyph a lane ends with, and its legend's word.
+fn end_mark(end: &End) -> (char, &'static str) {
+    match end {
+        End::Answered { answer } if answer == UNANSWERED => (UNFINISHED, "legend-unanswered"),
+        End::Answered { answer } if answer == NO_ANSWER => (FAILED, "legend-no-answer"),
+        End::Answered { .. } => (ANSWERED, "legend-answer"),
+        End::Panicked { .. } => (FAILED, "legend-panicked"),
+        End::Unfinished => (UNFINISHED, "legend-unfinished"),
+    }
 }
 
 fn paint_cells(cells: &[char], group: &Group, colour: bool) -> String {
@@ -312,7 +346,7 @@ pub fn visible_width(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fold::tests::stage3;
+    use crate::fold::tests::{client_side, stage3};
     use crate::words::Lang;
 
     #[test]
@@ -355,6 +389,49 @@ mod tests {
                     said.contains("cada um bloqueado por #1 durante 203 ms"),
                     "{text}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_clients_side_shows_when_each_answer_came_back_and_no_lock() {
+        for lang in Lang::ALL {
+            let lines = draw(&client_side(), &Words::of(lang), &Options::default());
+            let text = lines.join("\n");
+            assert!(lines.len() <= 20, "{} lines:\n{text}", lines.len());
+            for line in &lines {
+                assert!(visible_width(line) <= 100, "too wide: {line}");
+            }
+            for glyph in ['░', '▒', '·', '═', '┄'] {
+                assert!(
+                    !text.contains(glyph),
+                    "{glyph} claims what the client cannot see:\n{text}"
+                );
+            }
+            let said = lines
+                .iter()
+                .map(|l| l.trim())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace('\u{a0}', " ");
+            if lang == Lang::English {
+                assert!(said.contains("from the client: 20 requests"), "{said}");
+                assert!(
+                    said.contains(
+                        "×18 (#2–#19): answered after 211–215 ms; marked as a replay → 201"
+                    ),
+                    "{said}"
+                );
+                assert!(said.contains("#20: → no answer in time"), "{said}");
+                assert!(said.contains("… no answer within the bound"), "{said}");
+                assert!(
+                    said.contains("the server's locks and transactions are not seen"),
+                    "{said}"
+                );
+            } else {
+                assert!(said.contains("vista do cliente: 20 pedidos"), "{said}");
+                assert!(said.contains("respondido após 211–215 ms"), "{said}");
+                assert!(said.contains("marcado como resposta repetida"), "{said}");
             }
         }
     }

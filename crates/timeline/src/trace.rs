@@ -34,6 +34,15 @@
 //! and how it ended ([`End`]): its answer, as the harness's outcome records it
 //! (`201`, `error: pool timed out`, ...), or the panic that ended it.
 //!
+//! A trace seen from the client's side (the probe's burst, [`Missing::ClientSide`])
+//! has no events: each request's `start_us` is when its body was let go (every
+//! request's connection and head were sent before, so that the bodies leave
+//! together), its `end_us` when its whole answer had arrived, its [`End`] the
+//! status the client read ([`UNANSWERED`] at the probe's bound, [`NO_ANSWER`] when
+//! the connection failed or closed), and [`Request::replayed`] whether the answer
+//! said it was a replay. How long a request waited on the server, and on what, is
+//! not in it: the client cannot see it.
+//!
 //! What could not be seen is said ([`Seen`]), never guessed: on a `DATABASE_URL`
 //! server the harness does not relay connections (TLS, its `pg_hba.conf`), so
 //! there are no statements nor lock waits; a role that may not set
@@ -78,6 +87,18 @@ pub struct Seen {
     pub missing: Vec<Missing>,
 }
 
+impl Seen {
+    /// What the probe sees of a burst: the client's side only (no statement,
+    /// no lock, no connection of the server's).
+    pub fn client_side() -> Seen {
+        Seen {
+            statements: false,
+            lock_waits_from_us: None,
+            missing: vec![Missing::ClientSide],
+        }
+    }
+}
+
 /// A part of the picture a trace lacks, and why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -104,6 +125,13 @@ pub struct Request {
     pub end: End,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// The client's side only: whether its answer said it replayed a stored one
+    /// (a header whose name mentions a replay, such as Stripe's
+    /// `Idempotent-Replayed: true`). `None`: not known (the harness's traces, or
+    /// an API whose answers in the burst carry no such header). Added to format
+    /// 1 as an optional field: a trace without it reads as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed: Option<bool>,
 }
 
 /// How a request ended.
@@ -370,6 +398,7 @@ mod tests {
                 answer: "201".to_owned(),
             },
             events,
+            replayed: None,
         }
     }
 

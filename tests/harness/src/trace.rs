@@ -207,6 +207,7 @@ impl Live {
                     end_us: r.end.as_ref().map(|(t, _)| self.micros(*t)),
                     end: r.end.map_or(End::Unfinished, |(_, end)| end),
                     events,
+                    replayed: None,
                 }
             })
             .collect();

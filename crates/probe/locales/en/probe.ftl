@@ -180,6 +180,7 @@ cli-arg-fail_on_warn = A warning fails the run too: exit code 3 when no check fa
 cli-arg-json = Print the report as JSON (for CI): --report json
 cli-arg-markdown = Print the report as a Markdown table: --report markdown
 cli-arg-verbose = Show the evidence of every check, not only of those that failed or warned
+cli-arg-timeline = Draw the burst's timeline under its evidence even when it passed (it is drawn whenever the burst fails or warns, and with --verbose): one lane per request from when it was sent to when its answer came back (or the bound), with its status and whether it was marked as a replay; identical lanes folded. The probe cannot see the server's locks or transactions, only when each answer came back
 cli-arg-lang = The language of the report's words: en or pt-BR [default: WORKBOOK_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG), then en]. The JSON and JUnit reports' identifiers (check ids, verdict codes, message keys) are the same in every language
 cli-value-url = URL
 cli-value-path = PATH

@@ -181,6 +181,7 @@ cli-arg-fail_on_warn = Um alerta também reprova a execução: código de saída
 cli-arg-json = Imprime o relatório em JSON (para CI): --report json
 cli-arg-markdown = Imprime o relatório como tabela Markdown: --report markdown
 cli-arg-verbose = Mostra a evidência de toda verificação, não só das que falharam ou deram alerta
+cli-arg-timeline = Desenha a linha do tempo da rajada sob a sua evidência mesmo quando ela passou (ela é desenhada sempre que a rajada falha ou dá alerta, e com --verbose): uma faixa por pedido, de quando foi enviado a quando a resposta chegou (ou ao limite), com o status e se veio marcada como resposta repetida; faixas iguais dobradas numa só. O probe não vê os locks nem as transações do servidor, só quando cada resposta voltou
 cli-arg-lang = O idioma das palavras do relatório: en ou pt-BR [padrão: WORKBOOK_LANG, depois a localidade (LC_ALL, LC_MESSAGES, LANG), depois en]. Os identificadores dos relatórios JSON e JUnit (ids das verificações, códigos de veredito, chaves das mensagens) são os mesmos em todo idioma
 cli-value-url = URL
 cli-value-path = CAMINHO

@@ -14,7 +14,11 @@ use crate::words::{List, Said, Seconds};
 
 impl Probe<'_> {
     /// Refuses to go on when the first answers say the probe is misconfigured.
-    fn misconfigured(&self, answers: &[Result<Answer, NoAnswer>]) -> Result<(), ProbeError> {
+    fn misconfigured(
+        &self,
+        answers: &[Result<Answer, NoAnswer>],
+        trace: &timeline::Trace,
+    ) -> Result<(), ProbeError> {
         let first_target = &self.targets[0];
         let target = format!(
             "{}{}{}",
@@ -32,6 +36,7 @@ impl Probe<'_> {
                 target,
                 sent: answers.len(),
                 bound: self.options.timeout,
+                timeline: Box::new(trace.clone()),
             });
         }
         let first = answered[0];
@@ -76,9 +81,12 @@ impl Probe<'_> {
         let request = self.request(Some(&key), self.options.body_for(n));
         let size = self.options.burst;
         let started = Instant::now();
-        let first = http::send_together(self.spread(&request, size), self.options.timeout).await;
+        let timed =
+            http::send_together_timed(self.spread(&request, size), self.options.timeout).await;
         let spread = started.elapsed();
-        self.misconfigured(&first)?;
+        let trace = crate::client_trace::of_burst(&timed);
+        let first: Vec<_> = timed.into_iter().map(|(answer, _)| answer).collect();
+        self.misconfigured(&first, &trace)?;
         let mut answers_seen: Vec<_> = first.iter().map(|a| seen(Role::Burst, a)).collect();
         let (tally_first, ms) = (tally(&first), spread.as_millis());
         let mut evidence = vec![match self.targets.len() {
@@ -116,7 +124,8 @@ impl Probe<'_> {
                 Said::BurstDeadlock { unanswered, size },
                 evidence,
             )
-            .seen(answers_seen));
+            .seen(answers_seen)
+            .drawn_from(trace));
         }
         let mut finals = Vec::with_capacity(size);
         let mut in_flight = Vec::new();
@@ -142,7 +151,9 @@ impl Probe<'_> {
             evidence.push(line.clone());
         }
         let finding = |verdict, why: Vec<Said>, evidence: Vec<Said>| {
-            Ok(Finding::because(verdict, why, evidence).seen(answers_seen.clone()))
+            Ok(Finding::because(verdict, why, evidence)
+                .seen(answers_seen.clone())
+                .drawn_from(trace.clone()))
         };
         if answers.len() < size || answers.iter().any(|a| a.status == 409) {
             return finding(Verdict::Fail, vec![Said::NoFinalAnswer], evidence);

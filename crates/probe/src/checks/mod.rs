@@ -47,6 +47,8 @@ struct Finding {
     effects: Option<EffectCount>,
     /// How many requests the server accepted: the effects [`Expected::OnePerAccepted`] expects.
     accepted: i64,
+    /// The burst's timeline, from the client's side (the burst check's).
+    timeline: Option<timeline::Trace>,
 }
 
 impl Finding {
@@ -63,12 +65,19 @@ impl Finding {
             answers: Vec::new(),
             effects: None,
             accepted: 0,
+            timeline: None,
         }
     }
 
     /// The answers that decided it, each with why it was sent.
     fn seen(mut self, answers: Vec<Seen>) -> Self {
         self.answers = answers;
+        self
+    }
+
+    /// The timeline of the burst that decided it.
+    fn drawn_from(mut self, trace: timeline::Trace) -> Self {
+        self.timeline = Some(trace);
         self
     }
 }
@@ -168,6 +177,7 @@ pub async fn run(options: &Options) -> Result<Report, ProbeError> {
             evidence: finding.evidence,
             answers: finding.answers,
             effects: finding.effects,
+            timeline: finding.timeline,
             elapsed: check_started.elapsed(),
         });
     }

@@ -56,6 +56,13 @@ pub enum Shape {
     InProcessLock,
     /// Stage 5's model answer with no body size limit: a 3 MB body is paid once.
     NoBodyLimit,
+    /// Stage 4's model answer, on a pool of 20: a duplicate waits on the first
+    /// request's key for as long as it holds it (stage 5 bounds that wait with
+    /// a `lock_timeout` and answers 409), each with a connection of its own.
+    /// Not a wrong shape: tests/timeline.rs holds its first request to draw the
+    /// duplicates waiting (tests/shapes.rs has no bug of it to catch).
+    #[allow(dead_code)]
+    WaitsOnTheKey,
     /// No body size limit, and a body over 1 MB is paid, then answered 500: an
     /// effect left behind by an answer that says it failed.
     PaysThenFailsOnLargeBodies,
@@ -110,6 +117,7 @@ async fn serve_instance(db: &TestDb, shape: Shape, window: RaceWindow) -> Socket
         Shape::ReadsThroughThePool { pool } => {
             PoolSize::of(pool).with_acquire_timeout(Duration::from_secs(30))
         }
+        Shape::WaitsOnTheKey => PoolSize::of(20),
         _ => PoolSize::of(10),
     };
     let served = Arc::new(Served {
@@ -171,6 +179,7 @@ async fn create(
         Shape::NoTransaction => stage3_no_transaction::create_payment(pool, key, body).await,
         Shape::InProcessLock => create_under_a_lock(&served, key, body).await,
         Shape::NoBodyLimit => stage5::create_payment(pool, key, body).await,
+        Shape::WaitsOnTheKey => stage4::create_payment(pool, key, body).await,
         Shape::PaysThenFailsOnLargeBodies if body.len() > LARGE => {
             let paid = stage5::create_payment(pool, key, body).await;
             return respond(match paid {

@@ -14,5 +14,19 @@ pub fn run(args: &ProbeArgs) -> Result<bool, Error> {
     }
     probe::cli::run(args, ui::width())
         .map(|exit| exit == probe::cli::Exit::Passed)
-        .map_err(|e| Error::Probe(e.to_string()))
+        // In the learner's language, as `idempotency-probe` says it (its
+        // Display is the English one, for logs and the JSON report).
+        .map_err(|e| Error::Probe(said(&e)))
+}
+
+/// What stopped the probe, and the timeline of the burst that did, when one did.
+fn said(error: &probe::ProbeError) -> String {
+    let mut said = probe::words::probe_error(error);
+    if let Some(trace) = error.timeline() {
+        said.push('\n');
+        for line in probe::timeline_lines(trace, ui::width()) {
+            said.push_str(&format!("\n  {line}"));
+        }
+    }
+    said
 }

@@ -41,6 +41,9 @@ fact-statements = { $count ->
 }
 fact-sent = sent at { $at }
 fact-each = each { $fact }
+fact-answered-after = answered after { $duration }
+fact-replayed = marked as a replay
+fact-not-replayed = not marked as a replay
 step-rows = { $statement } ({ $count ->
     [one] 1 row
    *[other] { $count } rows
@@ -55,7 +58,7 @@ answer-pool-timed-out = pool timed out
 answer-unique-violation = unique violation (23505)
 answer-lock-timeout = lock timeout (55P03)
 answer-unanswered = no answer in time
-answer-no-answer = no answer (connection failed)
+answer-no-answer = closed, no answer
 
 ## The legend: one word per glyph
 legend-waiting = waiting for a connection
@@ -68,13 +71,15 @@ legend-answer = answer
 legend-panicked = panicked
 legend-unfinished = still running
 legend-in-flight = in flight
+legend-unanswered = no answer within the bound
+legend-no-answer = the connection closed (or failed) without an answer
 legend-heading = Legend
 
 ## What the recording could not see
 seen-lock-waits = Locks: PostgreSQL's own reports of each wait of { $duration } or more; a shorter wait is not seen.
 missing-database-url = A DATABASE_URL server: its connections are not relayed, so neither statements nor locks are seen, only when each request got its connection and how it ended.
 missing-not-superuser = The role may not set log_lock_waits: lock waits are not seen.
-missing-client-side = Seen from the client: when each request was sent and answered; the server's locks are not seen.
+missing-client-side = Seen from the client: when each request was sent and when its answer came back; the server's locks and transactions are not seen.
 missing-untraced-pool = The burst's pool was not the harness's: no connection, statement or lock is seen.
 
 ## Around the picture

@@ -47,6 +47,9 @@ fact-statements = { $count ->
 }
 fact-sent = enviado em { $at }
 fact-each = cada um { $fact }
+fact-answered-after = respondido após { $duration }
+fact-replayed = marcado como resposta repetida
+fact-not-replayed = sem marca de resposta repetida
 step-rows = { $statement } ({ $count ->
     [0] 0 linhas
     [1] 1 linha
@@ -62,7 +65,7 @@ answer-pool-timed-out = tempo esgotado no pool
 answer-unique-violation = violação de unicidade (23505)
 answer-lock-timeout = tempo de lock esgotado (55P03)
 answer-unanswered = sem resposta a tempo
-answer-no-answer = sem resposta (a conexão falhou)
+answer-no-answer = fechou sem resposta
 
 ## A legenda: uma palavra por símbolo
 legend-waiting = esperando uma conexão
@@ -75,13 +78,15 @@ legend-answer = resposta
 legend-panicked = pânico
 legend-unfinished = ainda rodando
 legend-in-flight = em andamento
+legend-unanswered = sem resposta dentro do limite
+legend-no-answer = a conexão fechou (ou falhou) sem resposta
 legend-heading = Legenda
 
 ## O que a gravação não pôde ver
 seen-lock-waits = Locks: os relatos do próprio PostgreSQL de cada espera de { $duration } ou mais; uma espera mais curta não aparece.
 missing-database-url = Um servidor de DATABASE_URL: as conexões dele não passam pelo relay, então não se veem comandos nem locks, só quando cada pedido recebeu a conexão e como terminou.
 missing-not-superuser = O papel não pode ativar log_lock_waits: as esperas por lock não aparecem.
-missing-client-side = Visto do cliente: quando cada pedido foi enviado e respondido; os locks do servidor não aparecem.
+missing-client-side = Visto do cliente: quando cada pedido foi enviado e quando a resposta voltou; os locks e as transações do servidor não aparecem.
 missing-untraced-pool = O pool da rajada não era do harness: não se veem conexões, comandos nem locks.
 
 ## Em volta da figura

@@ -76,9 +76,13 @@ if [ ${#debian_packages[@]} -gt 0 ]; then
         fail "missing Debian packages: $packages (as root: apt-get install $packages)"
     fi
     echo "go, java: installing Debian's $packages"
-    apt-get update -q >/dev/null
+    # apt-get refuses to run beside another apt-get: when the caller runs one too (.ci/run
+    # does, in the background), it names a lock that both take in turn.
+    lock=()
+    [ -z "${WORKBOOK_APT_LOCK:-}" ] || lock=(flock "$WORKBOOK_APT_LOCK")
     # shellcheck disable=SC2086 # one word per package
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages >/dev/null
+    "${lock[@]}" sh -c 'apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null' \
+        sh $packages
 fi
 javac_version=$(javac -version 2>&1 | awk '{print $2}')
 [ "${javac_version%%.*}" -ge 17 ] 2>/dev/null ||

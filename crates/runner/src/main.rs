@@ -129,6 +129,10 @@ enum Command {
         /// The bound of each test run, in seconds.
         #[arg(long, default_value_t = 300, value_name = "SECS")]
         timeout: u64,
+        /// Only build every package's tests, as verify does first, and check
+        /// nothing: CI builds them while plain `cargo test` runs its tests.
+        #[arg(long)]
+        build_only: bool,
     },
     /// Whether every verdict of verify is certain: runs every solution's tests and
     /// every known-wrong package N times and counts failures and escapes.
@@ -326,7 +330,10 @@ fn run(cli: Cli, l10n: &Localiser) -> Result<bool, Error> {
                 timeout: Duration::from_secs(timeout),
             },
         ),
-        Command::Verify { stage, timeout } => {
+        Command::Verify {
+            build_only: true, ..
+        } => commands::verify::build_only(&wb),
+        Command::Verify { stage, timeout, .. } => {
             commands::verify::run(&wb, &stage, Duration::from_secs(timeout))
         }
         Command::Flaky {

@@ -460,6 +460,7 @@ cli-review-evidence = Ask nothing: run every route and show what its tests find 
 cli-verify-about = What CI runs: every stage's solution, exercise, known-wrong variants and answer keys, then cargo fmt and clippy
 cli-verify-stage = Only these stages' checks (with the metadata, the build and the lints; without the review's); repeat it for more than one stage
 cli-verify-timeout = The bound of each test run, in seconds
+cli-verify-build_only = Only build every package's tests, as verify does first, and check nothing: CI builds them while plain `cargo test` runs its tests
 cli-flaky-about = Whether every verdict of verify is certain: runs every solution's tests and every known-wrong package N times and counts failures and escapes
 cli-flaky-runs = How many times to run each
 cli-flaky-stage = Only this stage

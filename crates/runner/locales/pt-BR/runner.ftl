@@ -462,6 +462,7 @@ cli-review-evidence = Não pergunta nada: roda todas as rotas e mostra o que os 
 cli-verify-about = O que o CI roda: a solução, o exercício, as variantes sabidamente erradas e os gabaritos de cada etapa, depois cargo fmt e clippy
 cli-verify-stage = Só as verificações destas etapas (com os metadados, a compilação e os lints; sem as da revisão); repita a opção para mais de uma etapa
 cli-verify-timeout = O limite de cada execução dos testes, em segundos
+cli-verify-build_only = Só compila os testes de todos os pacotes, como o verify faz primeiro, sem verificar nada: o CI os compila enquanto o `cargo test` puro roda os seus testes
 cli-flaky-about = Se todo veredito do verify é certo: roda N vezes os testes de cada solução e cada pacote sabidamente errado e conta as falhas e as vezes em que um errado passou
 cli-flaky-runs = Quantas vezes rodar cada um
 cli-flaky-stage = Só esta etapa

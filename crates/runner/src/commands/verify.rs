@@ -55,6 +55,34 @@ struct Verifier<'a> {
 /// without slowing any run past its bounds.
 const RUNS_AT_ONCE: usize = 3;
 
+/// `verify --build-only`: the build verify starts with, alone. A later `verify`
+/// finds every package fresh; CI runs this while plain `cargo test` runs its tests
+/// (cargo holds `target/`'s lock only while it builds).
+pub fn build_only(wb: &Workbook) -> Result<bool, Error> {
+    let mut spinner = Spinner::new();
+    spinner
+        .phase("Building every package's tests once (cargo test --no-run, then the other members)");
+    let build = Cargo::new(&wb.root, false).build_every_package(&mut |status| {
+        spinner.detail(&status.said(spinner.l10n()));
+    });
+    spinner.finish();
+    let build = build?;
+    if build.success {
+        println!(
+            "every package's tests built in {:.0} s",
+            build.elapsed.as_secs_f64()
+        );
+    } else {
+        for error in &build.errors {
+            eprintln!("{}", error.rendered);
+        }
+        for line in build.cargo_errors() {
+            eprintln!("{line}");
+        }
+    }
+    Ok(build.success)
+}
+
 /// `only`: these stages' checks instead of every stage's and the review's (all
 /// when empty).
 pub fn run(wb: &Workbook, only: &[u32], timeout: Duration) -> Result<bool, Error> {

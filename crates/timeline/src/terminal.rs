@@ -349,12 +349,26 @@ mod tests {
     use crate::fold::tests::{client_side, stage3};
     use crate::words::Lang;
 
+    /// A picture a learner sees whole at 100 × 40 next to its verdict: at most 20
+    /// lines of at most 100 columns. Returns its text, for the other assertions.
+    fn fits_a_terminal(lines: &[String]) -> String {
+        let text = lines.join("\n");
+        assert!(lines.len() <= 20, "{} lines:\n{text}", lines.len());
+        for line in lines {
+            assert!(
+                visible_width(line) <= 100,
+                "too wide ({}): {line}",
+                visible_width(line)
+            );
+        }
+        text
+    }
+
     #[test]
     fn stage_3s_burst_fits_twenty_lines_of_100_columns_and_names_who_waited_on_whom() {
         for lang in Lang::ALL {
             let lines = draw(&stage3(), &Words::of(lang), &Options::default());
-            let text = lines.join("\n");
-            assert!(lines.len() <= 20, "{} lines:\n{text}", lines.len());
+            let text = fits_a_terminal(&lines);
             // The sentences as one text, wrapped lines joined, no-break spaces plain.
             let said: String = lines
                 .iter()
@@ -362,13 +376,6 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
                 .replace('\u{a0}', " ");
-            for line in &lines {
-                assert!(
-                    visible_width(line) <= 100,
-                    "too wide ({}): {line}",
-                    visible_width(line)
-                );
-            }
             assert!(text.contains('░') && text.contains('▒'), "{text}");
             if lang == Lang::English {
                 assert!(
@@ -397,11 +404,7 @@ mod tests {
     fn the_clients_side_shows_when_each_answer_came_back_and_no_lock() {
         for lang in Lang::ALL {
             let lines = draw(&client_side(), &Words::of(lang), &Options::default());
-            let text = lines.join("\n");
-            assert!(lines.len() <= 20, "{} lines:\n{text}", lines.len());
-            for line in &lines {
-                assert!(visible_width(line) <= 100, "too wide: {line}");
-            }
+            let text = fits_a_terminal(&lines);
             for glyph in ['░', '▒', '·', '═', '┄'] {
                 assert!(
                     !text.contains(glyph),

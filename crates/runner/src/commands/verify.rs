@@ -55,13 +55,16 @@ struct Verifier<'a> {
 /// without slowing any run past its bounds.
 const RUNS_AT_ONCE: usize = 3;
 
+/// What the spinner says while verify (or `--build-only`) builds every package.
+const BUILD_PHASE: &str =
+    "Building every package's tests once (cargo test --no-run, then the other members)";
+
 /// `verify --build-only`: the build verify starts with, alone. A later `verify`
 /// finds every package fresh; CI runs this while plain `cargo test` runs its tests
 /// (cargo holds `target/`'s lock only while it builds).
 pub fn build_only(wb: &Workbook) -> Result<bool, Error> {
     let mut spinner = Spinner::new();
-    spinner
-        .phase("Building every package's tests once (cargo test --no-run, then the other members)");
+    spinner.phase(BUILD_PHASE);
     let build = Cargo::new(&wb.root, false).build_every_package(&mut |status| {
         spinner.detail(&status.said(spinner.l10n()));
     });
@@ -113,9 +116,7 @@ impl Verifier<'_> {
     fn all(&mut self, only: &[u32]) -> Result<(), Error> {
         self.metadata();
         self.exercise_files()?;
-        self.spinner.phase(
-            "Building every package's tests once (cargo test --no-run, then the other members)",
-        );
+        self.spinner.phase(BUILD_PHASE);
         let build = self.cargo.build_every_package(&mut |_| {})?;
         let broken: Vec<String> = {
             let mut names: Vec<String> = build.errors.iter().map(|e| e.package.clone()).collect();

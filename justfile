@@ -2,8 +2,8 @@
 # Without just, the same commands run through cargo's alias (.cargo/config.toml):
 # `cargo workbook stage 1`, `cargo workbook hint 1`, ...
 
-# The alias itself: one place says how the runner is built and run (quiet, but
-# with cargo's progress bar while a first run builds it).
+# The alias itself: its launcher (crates/launcher/src/launch.rs) is the one place
+# that says how the runner is built and run.
 runner := "cargo workbook"
 
 # The runner's messages name `just ...` commands only when just started it.

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::cargo_env::is_set_by_cargo_for_its_child;
 use crate::error::Error;
 use crate::lines::{Line, read_lines};
 use l10n::Localiser;
@@ -395,26 +396,6 @@ impl Cargo {
     }
 }
 
-/// The variables cargo sets for the processes it runs (`cargo run`, tests,
-/// build scripts), as opposed to those that configure cargo.
-pub(crate) fn is_set_by_cargo_for_its_child(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "CARGO_MANIFEST_DIR",
-        "CARGO_MANIFEST_PATH",
-        "CARGO_MANIFEST_LINKS",
-        "CARGO_CRATE_NAME",
-        "CARGO_PRIMARY_PACKAGE",
-        "CARGO_TARGET_TMPDIR",
-        "CARGO_RUSTC_CURRENT_DIR",
-        "CARGO_MAKEFLAGS",
-        "OUT_DIR",
-    ];
-    EXACT.contains(&name)
-        || name.starts_with("CARGO_PKG_")
-        || name.starts_with("CARGO_BIN_")
-        || name.starts_with("CARGO_CFG_")
-}
-
 fn executable(message: &Value) -> Option<Executable> {
     if message["profile"]["test"].as_bool() != Some(true) {
         return None;
@@ -449,17 +430,6 @@ pub fn package_name(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::package_name;
-
-    #[test]
-    fn only_what_cargo_sets_for_its_children_is_dropped() {
-        use super::is_set_by_cargo_for_its_child as dropped;
-        assert!(dropped("CARGO_MANIFEST_DIR"));
-        assert!(dropped("CARGO_PKG_NAME"));
-        assert!(dropped("CARGO_BIN_EXE_workbook"));
-        assert!(!dropped("CARGO_TARGET_DIR"));
-        assert!(!dropped("CARGO_HOME"));
-        assert!(!dropped("CARGO"));
-    }
 
     #[test]
     fn package_names_come_out_of_every_id_format() {

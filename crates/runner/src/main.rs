@@ -4,6 +4,9 @@
 
 mod ahead;
 mod cargo;
+// Shared with the launcher, which starts cargo from a process cargo started too.
+#[path = "../../launcher/src/cargo_env.rs"]
+mod cargo_env;
 mod commands;
 mod environment;
 mod error;
@@ -25,6 +28,13 @@ mod timelines;
 mod twins;
 mod ui;
 mod workbook;
+
+// The launcher's code (crates/launcher, outside the workspace so that cargo
+// starts it without resolving the workspace): tested, linted and formatted here.
+#[cfg(test)]
+#[allow(dead_code)] // its entry point is the launcher's `main`
+#[path = "../../launcher/src/launch.rs"]
+mod launch;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

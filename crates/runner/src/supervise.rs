@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use crate::cargo::{Executable, is_set_by_cargo_for_its_child};
+use crate::cargo::Executable;
+use crate::cargo_env::is_set_by_cargo_for_its_child;
 use crate::error::Error;
 use crate::libtest;
 use crate::lines::{Line, read_lines};

@@ -8,7 +8,8 @@
 //! no dependency, which cargo starts in about 20 ms. It starts the runner's binary
 //! itself when nothing that binary was built from changed since it was built, by
 //! cargo's own record of its sources; otherwise, and whenever anything is in
-//! doubt, it hands over to `cargo run -p workbook-runner`, which builds it first.
+//! doubt, cargo builds it first (`cargo build -p workbook-runner`, which finds it
+//! current or rebuilds it), and then it starts.
 //!
 //! Only the runner is started this way. Whether the learner's code needs building
 //! is still cargo's decision, every time: the runner asks it.
@@ -20,26 +21,30 @@ use std::time::SystemTime;
 
 use crate::cargo_env::is_set_by_cargo_for_its_child;
 
-/// How cargo builds and runs the runner when its last build is not current.
-/// Quiet (no "Finished ... Running ..." lines before every command), but with
-/// cargo's progress bar kept on: the first run builds the runner and its
-/// dependencies, about two minutes on two cores, and must not look like a hang.
-/// `-q` alone would hide the bar; "always" needs a width (60 fits any terminal).
-/// When nothing needs building, cargo draws no bar at all.
-const BUILD_AND_RUN: &[&str] = &[
-    "run",
+/// How cargo builds the runner when its last build is not known to be current.
+/// Quiet (no "Finished ..." line before every command), but with cargo's
+/// progress bar kept on: the first run builds the runner and its dependencies,
+/// about two minutes on two cores, and must not look like a hang. `-q` alone
+/// would hide the bar; "always" needs a width (60 fits any terminal). When
+/// nothing needs building, cargo draws no bar at all.
+const QUIET_WITH_PROGRESS: &[&str] = &[
     "-q",
     "--config",
     "term.progress.when='always'",
     "--config",
     "term.progress.width=60",
-    "-p",
-    "workbook-runner",
-    "--",
 ];
 
-/// The runner's binary, as cargo names it in the target directory.
+/// The runner's package and binary, as cargo names them.
+const PACKAGE: &str = "workbook-runner";
 const RUNNER: &str = "workbook";
+
+/// Beside the binary: the time at which cargo last started a build of the
+/// runner that succeeded, as the file's modification time. When cargo finds the
+/// runner current, it relinks nothing and the binary keeps its old time; after
+/// a lock file or manifest changed in ways that do not touch the runner, every
+/// later command would otherwise go through cargo again.
+const CHECKED: &str = "workbook.checked";
 
 /// What decides how the runner is built, beside the sources cargo lists: the
 /// lock file (registry packages are not listed, they change only with it), the
@@ -50,10 +55,10 @@ const BUILD_SETTINGS: &[&str] = &["Cargo.lock", "Cargo.toml", ".cargo/config.tom
 /// replace this process.
 pub fn run(args: Vec<OsString>) -> ExitCode {
     let root = workbook_root();
-    let binary = target_dir(&root)
-        .join("debug")
-        .join(format!("{RUNNER}{}", std::env::consts::EXE_SUFFIX));
-    if is_current(&root, &binary) {
+    let debug = target_dir(&root).join("debug");
+    let binary = debug.join(format!("{RUNNER}{}", std::env::consts::EXE_SUFFIX));
+    let checked = debug.join(CHECKED);
+    if is_current(&root, &binary, &checked) {
         // On success this never returns; a binary that cannot start (removed
         // in between) is cargo's to build again.
         if let Ok(code) = start(command(binary.as_os_str(), &[], &args)) {
@@ -61,14 +66,49 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         }
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    match start(command(&cargo, BUILD_AND_RUN, &args)) {
-        Ok(code) => code,
-        Err(error) => {
-            // No words of ours: the operating system's message names the problem.
-            eprintln!("{}: {error}", cargo.to_string_lossy());
-            ExitCode::FAILURE
+    let checking = SystemTime::now();
+    let build = ["build", "-p", PACKAGE, "--bin", RUNNER];
+    match command(&cargo, &build, &[])
+        .args(QUIET_WITH_PROGRESS)
+        .status()
+    {
+        Ok(built) if built.success() => {
+            // Current as of when cargo started looking: a file saved since is newer.
+            let _ = mark_checked(&checked, checking);
+            if let Ok(code) = start(command(binary.as_os_str(), &[], &args)) {
+                return code;
+            }
+            // Built elsewhere (a target directory set in cargo's own
+            // configuration): cargo knows where, and runs it.
+            let run = ["run", "-p", PACKAGE, "--bin", RUNNER];
+            let mut run = command(&cargo, &run, &[]);
+            run.args(QUIET_WITH_PROGRESS).arg("--").args(&args);
+            start(run).unwrap_or_else(|error| cannot_start(&cargo, &error))
         }
+        // Cargo said why (the compiler's errors, its own).
+        Ok(failed) => exit_code(failed),
+        Err(error) => cannot_start(&cargo, &error),
     }
+}
+
+/// No words of ours: the operating system's message names the problem.
+fn cannot_start(program: &OsStr, error: &std::io::Error) -> ExitCode {
+    eprintln!("{}: {error}", program.to_string_lossy());
+    ExitCode::FAILURE
+}
+
+fn exit_code(status: std::process::ExitStatus) -> ExitCode {
+    ExitCode::from(
+        status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(1),
+    )
+}
+
+/// Records that the runner was current at `when` (see [`CHECKED`]).
+fn mark_checked(checked: &Path, when: SystemTime) -> std::io::Result<()> {
+    std::fs::File::create(checked)?.set_modified(when)
 }
 
 /// The workbook's folder: cargo runs this launcher with its own manifest's
@@ -115,26 +155,22 @@ fn start(mut command: Command) -> std::io::Result<ExitCode> {
 /// Runs `command` and passes its exit code on.
 #[cfg(not(unix))]
 fn start(mut command: Command) -> std::io::Result<ExitCode> {
-    let status = command.status()?;
-    Ok(ExitCode::from(
-        status
-            .code()
-            .and_then(|c| u8::try_from(c).ok())
-            .unwrap_or(1),
-    ))
+    Ok(exit_code(command.status()?))
 }
 
-/// Whether `binary` was built after every file it was built from last changed:
-/// the sources cargo listed in its dep-info file (`workbook.d` beside it, every
-/// source of every workspace package built into it), the manifests of the
-/// packages those sources belong to, and the [`BUILD_SETTINGS`]. The rule is
-/// cargo's own for path packages (a file newer than the build means a rebuild),
-/// made stricter: a file of the same age counts as newer, and any file that
-/// cannot be read makes the answer "no", which only costs cargo's check.
-fn is_current(root: &Path, binary: &Path) -> bool {
+/// Whether `binary` was built, or found current by cargo ([`CHECKED`]), after
+/// every file it was built from last changed: the sources cargo listed in its
+/// dep-info file (`workbook.d` beside it, every source of every workspace
+/// package built into it), the manifests of the packages those sources belong
+/// to, and the [`BUILD_SETTINGS`]. The rule is cargo's own for path packages (a
+/// file newer than the build means a rebuild), made stricter: a file of the same
+/// age counts as newer, and any file that cannot be read makes the answer "no",
+/// which only costs cargo's check.
+fn is_current(root: &Path, binary: &Path, checked: &Path) -> bool {
     let Some(built) = modified(binary) else {
         return false;
     };
+    let built = modified(checked).map_or(built, |checked| checked.max(built));
     let Some(sources) = std::fs::read_to_string(binary.with_extension("d"))
         .ok()
         .as_deref()
@@ -259,7 +295,11 @@ mod tests {
         }
 
         fn is_current(&self) -> bool {
-            is_current(&self.root, &self.binary())
+            is_current(
+                &self.root,
+                &self.binary(),
+                &self.root.join("target/debug/workbook.checked"),
+            )
         }
     }
 
@@ -308,6 +348,30 @@ mod tests {
                 "{file} changed after the build, yet the old binary would run"
             );
         }
+    }
+
+    #[test]
+    fn a_runner_cargo_found_current_after_a_change_is_started_directly() {
+        // The lock file changed; cargo then found the runner current and
+        // relinked nothing: the binary kept its time, the check recorded its own.
+        let built = Built::new("checked");
+        built.touch("Cargo.lock", 20);
+        built.write("target/debug/workbook.checked", "", 10);
+        assert!(
+            built.is_current(),
+            "cargo found the runner current after the change, yet the launcher would ask again"
+        );
+    }
+
+    #[test]
+    fn a_source_saved_after_cargo_last_found_the_runner_current_sends_it_to_cargo() {
+        let built = Built::new("checked-then-saved");
+        built.write("target/debug/workbook.checked", "", 20);
+        built.touch("crates/one/src/lib.rs", 10);
+        assert!(
+            !built.is_current(),
+            "a source changed after cargo's last check, yet the old binary would run"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! Only the runner is started this way. Whether the learner's code needs building
 //! is still cargo's decision, every time: the runner asks it.
 
+use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -217,22 +218,20 @@ fn dep_info_sources(dep_info: &str) -> Option<Vec<PathBuf>> {
 
 /// The manifest of each package a source belongs to (the nearest `Cargo.toml`
 /// above it, inside the workbook): a changed dependency or feature is written
-/// there, not in the sources.
-fn package_manifests(root: &Path, sources: &[PathBuf]) -> Vec<PathBuf> {
-    let mut manifests: Vec<PathBuf> = sources
-        .iter()
-        .filter_map(|source| {
-            source
+/// there, not in the sources. Looked up once per folder: the runner's 120
+/// sources sit in 26, and this runs before every command.
+fn package_manifests(root: &Path, sources: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let folders: BTreeSet<&Path> = sources.iter().filter_map(|s| s.parent()).collect();
+    folders
+        .into_iter()
+        .filter_map(|folder| {
+            folder
                 .ancestors()
-                .skip(1)
                 .take_while(|dir| dir.starts_with(root))
                 .map(|dir| dir.join("Cargo.toml"))
                 .find(|manifest| manifest.is_file())
         })
-        .collect();
-    manifests.sort();
-    manifests.dedup();
-    manifests
+        .collect()
 }
 
 #[cfg(test)]

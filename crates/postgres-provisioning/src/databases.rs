@@ -97,21 +97,16 @@ impl Backend {
     }
 }
 
-/// Drops database `name`, ending the sessions still on it (a failed test's pool,
-/// a killed run's connections), which would otherwise make DROP refuse. FORCE
-/// ends them (PostgreSQL 13+); on an older server they are ended first. True when
-/// the database is gone.
+/// Drops database `name`, ending first the sessions still on it (a failed test's
+/// pool, a killed run's connections), which would otherwise make DROP refuse.
+/// FORCE (PostgreSQL 13+) also ends one that connected in between; an older
+/// server, which lacks it, gets the plain DROP. True when the database is gone.
 pub async fn drop_database(conn: &mut PgConnection, name: &str) -> bool {
     end_sessions(conn, name).await;
     let forced = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
     if conn.execute(AssertSqlSafe(forced)).await.is_ok() {
         return true;
     }
-    let _ =
-        sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
-            .bind(name)
-            .execute(&mut *conn)
-            .await;
     conn.execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
         .await
         .is_ok()

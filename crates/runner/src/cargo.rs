@@ -391,23 +391,23 @@ impl Cargo {
                 }
             }
         }
-        if finished == Some(true) {
-            // The build is done: what cargo does before it exits (its locks, its
-            // cache of registry use) took another 25 ms of every run here. Its
-            // last lines are read, and its exit collected, meanwhile.
-            build.success = true;
-            build.elapsed = started.elapsed();
+        let exited_well = if finished == Some(true) {
+            // The build is done, and said so: cargo took another 25 ms to exit on
+            // every run here. Its last lines are read, and its exit collected,
+            // while the tests start.
             std::thread::spawn(move || {
                 lines.iter().for_each(drop);
                 let _ = child.wait();
             });
-            return Ok(build);
-        }
-        let exit = child.wait().map_err(|source| Error::Spawn {
-            program: "cargo".into(),
-            source,
-        })?;
-        build.success = exit.success() && finished != Some(false);
+            true
+        } else {
+            let exit = child.wait().map_err(|source| Error::Spawn {
+                program: "cargo".into(),
+                source,
+            })?;
+            exit.success()
+        };
+        build.success = exited_well && finished != Some(false);
         build.elapsed = started.elapsed();
         Ok(build)
     }
